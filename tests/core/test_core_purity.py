@@ -1,0 +1,22 @@
+"""The functional core imports no web framework, HTTP client or logger."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import proxy.core
+
+CORE = Path(proxy.core.__file__).parent
+
+
+def test_importing_every_core_module_pulls_in_no_shell_library():
+    modules = sorted(f"proxy.core.{p.stem}" for p in CORE.glob("*.py") if p.stem != "__init__")
+    code = (
+        "import importlib, sys\n"
+        f"for m in {modules!r}: importlib.import_module(m)\n"
+        "bad = [m for m in ('fastapi', 'starlette', 'httpx', 'uvicorn', 'structlog', 'logging') if m in sys.modules]\n"
+        "print(','.join(bad))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "", f"core imports shell libraries: {result.stdout}"
+    assert len(modules) >= 6
