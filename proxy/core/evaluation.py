@@ -1,0 +1,88 @@
+"""Routing quality and speed over labelled cases: pure, the clock is a parameter.
+
+A case is `{"text": ..., "expected": [skill names], "lang": ...}`; `expected == []`
+means no skill applies and nothing should be routed. `route` is any callable
+text → decision with `.selected` and `.candidates` (each with `.skill.name` and
+`.score`), so the same function measures skillproxy's router and baselines.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+Case = Mapping[str, Any]
+Clock = Callable[[], float]
+TOP_K = 3
+MISS_CANDIDATES = 5
+
+
+def _names(items: Sequence[Any]) -> list[str]:
+    return [c.skill.name for c in items]
+
+
+def _outcome(case: Case, decision: Any) -> dict[str, Any]:
+    expected = set(case.get("expected") or ())
+    selected, ranked = _names(decision.selected), _names(decision.candidates)
+    if not expected:
+        return {"positive": False, "false_route": bool(selected), "top1": False, "top3": False}
+    top1 = bool(selected) and selected[0] in expected
+    top3 = any(name in expected for name in ranked[:TOP_K])
+    return {"positive": True, "false_route": False, "top1": top1, "top3": top3}
+
+
+def _rates(outcomes: Sequence[dict[str, Any]]) -> dict[str, float | None]:
+    positives = [o for o in outcomes if o["positive"]]
+    negatives = [o for o in outcomes if not o["positive"]]
+    share = lambda items, key: (sum(o[key] for o in items) / len(items)) if items else None  # noqa: E731
+    return {
+        "top1": share(positives, "top1"),
+        "top3": share(positives, "top3"),
+        "false_route_rate": share(negatives, "false_route"),
+    }
+
+
+def percentile(values: Sequence[float], pct: float) -> float:
+    """Nearest-rank percentile (0 for no values)."""
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    rank = max(1, -(-len(ordered) * pct // 100))
+    return ordered[int(rank) - 1]
+
+
+def _miss(case: Case, decision: Any, outcome: dict[str, Any]) -> dict[str, Any]:
+    top = [(c.skill.name, c.score) for c in decision.candidates[:MISS_CANDIDATES]]
+    return {
+        "text": case["text"],
+        "expected": list(case.get("expected") or ()),
+        "lang": case.get("lang", "?"),
+        "selected": _names(decision.selected),
+        "candidates": top,
+        "top3": outcome["top3"],
+    }
+
+
+def evaluate(cases: Iterable[Case], route: Callable[[str], Any], clock: Clock = time.perf_counter) -> dict[str, Any]:
+    """top-1, top-3, false-route rate (overall and per language), p50/p99 ms, misses."""
+    outcomes, langs, times, misses = [], [], [], []
+    for case in cases:
+        start = clock()
+        decision = route(case["text"])
+        times.append((clock() - start) * 1000.0)
+        outcome = _outcome(case, decision)
+        outcomes.append(outcome)
+        langs.append(case.get("lang", "?"))
+        if outcome["false_route"] or (outcome["positive"] and not outcome["top1"]):
+            misses.append(_miss(case, decision, outcome))
+    by_lang = {
+        lang: _rates([o for o, l in zip(outcomes, langs) if l == lang]) for lang in sorted(set(langs))
+    }
+    return {
+        **_rates(outcomes),
+        "by_lang": by_lang,
+        "p50_ms": percentile(times, 50),
+        "p99_ms": percentile(times, 99),
+        "cases": len(outcomes),
+        "misses": misses,
+    }

@@ -1,0 +1,173 @@
+"""Tokenisation for routing: any script in, comparable terms out.
+
+What lives here: Unicode normalisation (NFKC + casefold), splitting words on
+non-alphanumerics and on `-`, `_`, `.`, a small rule-based English stemmer,
+stopwords, and CJK handling (Han, Hiragana, Katakana and Hangul runs become
+character bigrams, since those scripts put no spaces between words).
+
+What it must not know: skills, scores or the lexicon. Pure functions only.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from functools import lru_cache
+
+_CJK_CLASS = (
+    "\u3040-\u30ff"  # Hiragana, Katakana
+    "\u31f0-\u31ff"  # Katakana phonetic extensions
+    "\u3400-\u4dbf"  # Han extension A
+    "\u4e00-\u9fff"  # Han
+    "\uf900-\ufaff"  # Han compatibility
+    "\uac00-\ud7af"  # Hangul syllables
+    "\u1100-\u11ff"  # Hangul jamo
+)
+CJK_RUN = re.compile(f"[{_CJK_CLASS}]+")
+# A compound keeps its joiners: `p5.js`, `gh-fix-ci`, `snake_case`, `c++`.
+_COMPOUND = re.compile(r"[^\W_]+(?:[._\-][^\W_]+)*(?:\+\+|#)?")
+_PARTS = re.compile(r"[^\W_]+")
+_NUMBER = re.compile(r"[\d.,_\-]+")
+
+STOPWORDS = frozenset(
+    """
+    a about above after again against all also am an and any are as at be because been
+    before being below between both but by can cannot could did do does doing done down
+    during each etc few for from further had has have having he her here hers him his how
+    i if in into is it its itself just let lets like me more most my myself no nor not now
+    of off on once only or other our ours out over own same she should so some such than
+    that the their them then there these they this those through to too under until up
+    upon us very via was we were what when where which while who whom why will with would
+    you your yours yourself via vs per am pm ok okay hi hello hey thanks thank please pls
+    want wants need needs help helps get gets got make makes made use uses used using way
+    thing things stuff something anything someone somebody really actually just still
+    even already maybe much many lot lots one two three first new good best better bit
+    im ive dont doesnt cant wont isnt arent didnt whats thats theres youre id ill
+    go going gonna wanna know think see look looks try trying tried keep kind sort
+    every everything nothing able without within across around instead else
+    """.split()
+)
+# Function words of the other Latin-script languages we see (es, de, fr, pt, it).
+FOREIGN_STOPWORDS = frozenset(
+    """
+    el la los las un una unos unas de del al y o que en con por para es son se su sus
+    lo le les mi mis tu tus como mas pero muy este esta estos estas ese esa hay ya sin
+    der die das den dem des ein eine einen einem einer und oder mit von zu zum zur im
+    ist sind wie was wir ich mir mich du dir es sie er auf aus bei nach fur für nicht
+    auch noch nur schon kann will soll bitte mein meine meinen unser unsere dass dann
+    le la les un une des du et ou que qui dans avec pour par sur est sont ce cette ces
+    mon ma mes notre nos je tu il elle nous vous ne pas plus comment faire sans
+    """.split()
+)
+
+
+@dataclass(frozen=True)
+class Token:
+    """One term of a text: `term` is what is compared, `surface` what was written."""
+
+    term: str
+    surface: str
+
+
+def normalize(text: str) -> str:
+    """NFKC then casefold: full-width forms, ligatures and case all fold away."""
+    return unicodedata.normalize("NFKC", text).casefold()
+
+
+def _undouble(word: str) -> str:
+    if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "lsz":
+        return word[:-1]
+    return word
+
+
+def _strip_suffix(word: str) -> str:
+    for suffix, repl in (("ization", "iz"), ("isation", "iz"), ("ation", "at")):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)] + repl
+    if word.endswith("ment") and len(word) >= 8:
+        return word[:-4]
+    for suffix in ("ing", "ed"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return _undouble(word[: -len(suffix)])
+    if word.endswith(("ize", "ise")) and len(word) >= 6:
+        return word[:-1]
+    return word
+
+
+def _strip_plural(word: str) -> str:
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith("ied") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(("sses", "xes", "ches", "shes", "zes")) and len(word) > 4:
+        return word[:-2]
+    if word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) > 3:
+        return word[:-1]
+    return word
+
+
+@lru_cache(maxsize=1 << 16)
+def stem(word: str) -> str:
+    """A small, consistent English stemmer: `tests`, `testing`, `tested` → `test`.
+
+    It only has to map a word and its inflections to the same key; the key need
+    not be a real word (`cache`, `caching` → `cach`). Digits and short words pass.
+    """
+    if len(word) <= 3 or not word.isalpha() or not word.isascii():
+        return word
+    word = _strip_suffix(_strip_plural(word))
+    if word.endswith("e") and len(word) > 4:
+        word = word[:-1]
+    return word
+
+
+def cjk_terms(run: str) -> list[str]:
+    """Character bigrams of a CJK run; a lone character stays a unigram."""
+    if len(run) == 1:
+        return [run]
+    return [run[i : i + 2] for i in range(len(run) - 1)]
+
+
+def _word_tokens(compound: str) -> list[Token]:
+    if _NUMBER.fullmatch(compound):
+        return []
+    parts = _PARTS.findall(compound)
+    tokens = [Token(compound, compound)] if len(parts) > 1 or compound != parts[0] else []
+    for part in parts:
+        if len(part) < 2 or part.isdigit() or part in STOPWORDS or part in FOREIGN_STOPWORDS:
+            continue
+        tokens.append(Token(stem(part), part))
+    return tokens
+
+
+def tokens(text: str) -> list[Token]:
+    """Every term of `text`, in order, duplicates kept (callers count or dedupe)."""
+    text = normalize(text)
+    out: list[Token] = []
+    for run in CJK_RUN.findall(text):
+        out.extend(Token(t, run) for t in cjk_terms(run))
+    for compound in _COMPOUND.findall(CJK_RUN.sub(" ", text)):
+        out.extend(_word_tokens(compound))
+    return out
+
+
+def phrases(text: str) -> list[str]:
+    """Adjacent pairs of word terms (`landing page` → `land pag`), CJK and joiners left out."""
+    parts = [stem(w) for w in words(text) if len(w) >= 2 and not w.isdigit() and w not in STOPWORDS and w not in FOREIGN_STOPWORDS]
+    return [f"{a} {b}" for a, b in zip(parts, parts[1:]) if a != b]
+
+
+def terms(text: str) -> list[str]:
+    """The comparable terms of `text` (see `tokens`)."""
+    return [t.term for t in tokens(text)]
+
+
+def compounds(text: str) -> list[str]:
+    """Normalised words with their joiners kept (`p5.js`, `gh-fix-ci`), CJK dropped."""
+    return _COMPOUND.findall(CJK_RUN.sub(" ", normalize(text)))
+
+
+def words(text: str) -> list[str]:
+    """Plain normalised words (no stemming, no stopword removal), for lexicon lookups."""
+    return _PARTS.findall(CJK_RUN.sub(" ", normalize(text)))
