@@ -1,0 +1,95 @@
+"""Per-conversation state, keyed by content: no conversation id from the client.
+
+A user turn's key is a hash of every original message before it plus its own
+original content, so the same history always finds the same record. A record
+holds exactly what the proxy forwarded for that turn (and any internal skill
+tool exchange it ran after it), so the next request can replay it byte for
+byte. The store is a bounded LRU with a time-to-live; the clock is passed in.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+
+@dataclass(frozen=True)
+class TurnRecord:
+    """What was forwarded for one user turn.
+
+    `mode` is the preprocessing mode; `fingerprint` the route fingerprint
+    (empty when nothing was routed); `full_injection_at` the time of a full
+    routed injection (None for other modes).
+    """
+
+    forwarded: dict[str, Any]
+    mode: str
+    fingerprint: str = ""
+    full_injection_at: float | None = None
+    tool_exchange: tuple[dict[str, Any], ...] = ()
+
+
+class TurnStore(Protocol):
+    def get(self, key: str, now: float) -> TurnRecord | None: ...
+    def put(self, key: str, record: TurnRecord, now: float) -> None: ...
+
+
+def _canonical(message: Any) -> str:
+    if isinstance(message, dict):
+        kept = {k: message.get(k) for k in ("role", "content", "tool_calls", "tool_call_id", "name") if k in message}
+        return json.dumps(kept, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+    return json.dumps(message, sort_keys=True, ensure_ascii=False, default=str)
+
+
+def prefix_keys(messages: Sequence[Any]) -> list[str]:
+    """keys[i] is the hash of messages[0..i] (inclusive): the key of a user turn at index i."""
+    keys: list[str] = []
+    running = hashlib.sha256(b"skillproxy-turn-v1")
+    for message in messages:
+        running.update(_canonical(message).encode("utf-8", "surrogatepass"))
+        running.update(b"\x1e")
+        keys.append(running.copy().hexdigest()[:32])
+    return keys
+
+
+class MemoryTurnStore:
+    """An in-memory LRU of turn records with a size cap and a time-to-live."""
+
+    def __init__(self, max_entries: int = 10_000, ttl: float = 86_400.0) -> None:
+        self._max_entries = max_entries
+        self._ttl = ttl
+        self._records: OrderedDict[str, tuple[float, TurnRecord]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: str, now: float) -> TurnRecord | None:
+        with self._lock:
+            return self._get(key, now)
+
+    def _get(self, key: str, now: float) -> TurnRecord | None:
+        entry = self._records.get(key)
+        if entry is None:
+            return None
+        stored_at, record = entry
+        if now - stored_at > self._ttl:
+            del self._records[key]
+            return None
+        self._records.move_to_end(key)
+        return record
+
+    def put(self, key: str, record: TurnRecord, now: float) -> None:
+        with self._lock:
+            self._put(key, record, now)
+
+    def _put(self, key: str, record: TurnRecord, now: float) -> None:
+        self._records[key] = (now, record)
+        self._records.move_to_end(key)
+        while len(self._records) > self._max_entries:
+            self._records.popitem(last=False)
+
+    def __len__(self) -> int:
+        return len(self._records)
