@@ -1,0 +1,67 @@
+"""`skillproxy eval`: routing quality over labelled cases (top-1, top-3, false routes, speed)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from proxy.cli.common import UsageError, add_catalog_arguments, catalog_from_args, run_reporting_usage_errors
+from proxy.core.evaluation import evaluate
+from proxy.core.router import SkillRouter
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("eval", help="measure routing on labelled cases (JSONL)")
+    add_catalog_arguments(parser)
+    parser.add_argument("cases", metavar="CASES.jsonl", help='one {"text", "expected": [names], "lang"} per line')
+    parser.add_argument("--json", action="store_true", help="print the summary as one JSON object")
+    parser.add_argument("--misses", type=int, default=20, metavar="N", help="misses to print (default 20)")
+    parser.set_defaults(func=lambda args: run_reporting_usage_errors(run, args))
+
+
+def run(args: argparse.Namespace) -> int:
+    cases = load_cases(args.cases)
+    catalog = catalog_from_args(args)
+    router = SkillRouter(catalog.skills)
+    report = evaluate(cases, router.route)
+    print(json.dumps(report, ensure_ascii=False) if args.json else render(report, args.misses))
+    return 0
+
+
+def load_cases(path: str) -> list[dict[str, Any]]:
+    try:
+        lines = open(path, encoding="utf-8").read().splitlines()
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
+    cases = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            case = json.loads(line)
+            case["text"], case["expected"] = str(case["text"]), list(case.get("expected") or [])
+        except (ValueError, KeyError, TypeError):
+            raise UsageError(f'{path}:{number}: expected {{"text": ..., "expected": [...]}}') from None
+        cases.append(case)
+    return cases
+
+
+def _pct(value: float | None) -> str:
+    return "   -" if value is None else f"{value:.2f}"
+
+
+def render(report: dict[str, Any], misses: int) -> str:
+    lines = [f"{report['cases']} cases",
+             f"top-1 {_pct(report['top1'])}   top-3 {_pct(report['top3'])}   "
+             f"false routes {_pct(report['false_route_rate'])}   "
+             f"p50 {report['p50_ms']:.3f} ms   p99 {report['p99_ms']:.3f} ms", "", "lang   top-1  top-3  false"]
+    for lang, rates in report["by_lang"].items():
+        lines.append(f"{lang:<6} {_pct(rates['top1'])}   {_pct(rates['top3'])}   {_pct(rates['false_route_rate'])}")
+    if report["misses"] and misses:
+        lines += ["", f"misses (first {min(misses, len(report['misses']))} of {len(report['misses'])}):"]
+        for miss in report["misses"][:misses]:
+            top = ", ".join(f"{n}={s}" for n, s in miss["candidates"][:3])
+            lines.append(f"  [{miss['lang']}] expected {miss['expected'] or 'nothing'}; got {miss['selected'] or 'nothing'} "
+                         f"(top: {top})  {miss['text'][:90]}")
+    return "\n".join(lines)

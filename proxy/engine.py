@@ -1,0 +1,110 @@
+"""The skill engine: what the proxy calls to preprocess a chat request.
+
+It owns the live catalog, the router built from it (rebuilt in the watcher
+thread when the catalog changes, never on a request), and the turn store. A
+request reads one immutable `SkillContext`, so a reload mid-request cannot
+mix two catalogs.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import structlog
+
+from proxy.catalog_watch import LiveCatalog
+from proxy.core.catalog import Catalog
+from proxy.core.conversation import MemoryTurnStore, TurnStore
+from proxy.core.preprocessed import Preprocessed
+from proxy.core.preprocessor import fallback, preprocess
+from proxy.core.router import SkillRouter
+from proxy.core.skill import Skill
+from proxy.core.turn import PreprocessConfig, SkillContext
+from proxy.settings import Settings
+
+_log = structlog.get_logger("skillproxy.engine")
+
+# A result that took longer than this share of the scan timeout is still used
+# if it arrives in time, but its records are not kept: the shell may already
+# have sent the fallback for that turn, and the store must hold what was sent.
+COMMIT_MARGIN = 0.8
+
+RouterFactory = Callable[[Sequence[Skill]], SkillRouter]
+
+
+class SkillEngine:
+    def __init__(self, live: LiveCatalog, config: PreprocessConfig, store: TurnStore, scan_timeout: float,
+                 router_factory: RouterFactory = SkillRouter, clock: Callable[[], float] = time.time) -> None:
+        self.live = live
+        self.config = config
+        self.store = store
+        self.scan_timeout = scan_timeout
+        self._router_factory = router_factory
+        self._clock = clock
+        self._context = self._build_context(live.current)
+        live.subscribe(self._on_catalog_change)
+
+    @classmethod
+    def from_settings(cls, settings: Settings, start_watching: bool = True, **kwargs: Any) -> SkillEngine:
+        live = LiveCatalog(settings.roots, settings.max_skill_file_bytes)
+        engine = cls(live, preprocess_config(settings), MemoryTurnStore(settings.state_max_entries, settings.state_ttl),
+                     settings.scan_timeout, **kwargs)
+        if start_watching:
+            live.start()
+        return engine
+
+    @property
+    def context(self) -> SkillContext:
+        return self._context
+
+    def preprocess(self, body: dict[str, Any]) -> Preprocessed:
+        started = time.monotonic()
+        result = preprocess(body.get("messages"), self._context, self.store, self.config, self._clock())
+        if time.monotonic() - started < COMMIT_MARGIN * self.scan_timeout:
+            self._commit(result)
+        return result
+
+    def fallback(self, body: dict[str, Any], reason: str) -> Preprocessed:
+        result = fallback(body.get("messages"), self.store, self._clock(), reason)
+        self._commit(result)
+        return result
+
+    def startup_summary(self) -> dict[str, Any]:
+        catalog = self.live.current
+        return {"skills": len(catalog.skills), "warnings": len(catalog.findings()), "roots": list(catalog.roots),
+                "shadowed": len(catalog.shadowed), "skipped": len(catalog.skipped)}
+
+    def close(self) -> None:
+        self.live.stop()
+
+    def _commit(self, result: Preprocessed) -> None:
+        now = self._clock()
+        for key, record in result.records:
+            self.store.put(key, record, now)
+
+    def _build_context(self, catalog: Catalog) -> SkillContext:
+        return SkillContext(catalog, self._router_factory(catalog.skills))
+
+    def _on_catalog_change(self, old: Catalog, new: Catalog) -> None:
+        self._context = self._build_context(new)
+        _log.info("catalog_reloaded", **catalog_changes(old, new))
+
+
+def preprocess_config(settings: Settings) -> PreprocessConfig:
+    return PreprocessConfig(
+        max_routed_skills=settings.max_routed_skills,
+        refresh_interval=settings.refresh_interval,
+        slash_activation=settings.slash_activation,
+        tool_mode=settings.tool_mode,
+        max_file_bytes=settings.max_skill_file_bytes,
+    )
+
+
+def catalog_changes(old: Catalog, new: Catalog) -> dict[str, Any]:
+    before = {s.name: s for s in old.skills}
+    after = {s.name: s for s in new.skills}
+    changed = sorted(n for n in before.keys() & after.keys() if before[n] != after[n])
+    return {"added": sorted(after.keys() - before.keys()), "removed": sorted(before.keys() - after.keys()),
+            "changed": changed, "skills": len(new.skills)}
