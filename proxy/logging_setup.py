@@ -1,0 +1,128 @@
+"""Log configuration: structlog events (and stdlib loggers such as uvicorn's) as one stream.
+
+What lives here: `configure_logging`, which sends every log line to stdout as a
+JSON object (or a console rendering on a terminal, or as `log_format` says) and,
+when `log_file` is set, as JSON lines to that file too; and `SecretRedactor`,
+the processor every line passes through so that no Authorization header, API
+key or configured secret reaches a log line.
+
+What must not: decide what is logged; the modules that log do.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import sys
+from collections.abc import Iterable
+from typing import IO, Any
+
+import structlog
+
+from proxy.settings import Settings
+
+REDACTED = "[redacted]"
+SECRET_KEYS = re.compile(
+    r"(?:.*[_-])?(?:authorization|api[_-]?keys?|apikey|token|secret|password|passwd|cookie)",
+    re.IGNORECASE,
+)
+SECRET_PATTERNS = (
+    re.compile(r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=\-]+"),
+    re.compile(r"\bsk-[A-Za-z0-9_\-]{8,}"),
+)
+_OUR_HANDLER = "_skillproxy_handler"
+
+
+class SecretRedactor:
+    """A structlog processor: secret-looking keys and known secret values become `[redacted]`."""
+
+    def __init__(self, secrets: Iterable[str] = ()) -> None:
+        self._secrets = sorted({s for s in secrets if s and len(s) >= 4}, key=len, reverse=True)
+
+    def __call__(self, _logger: Any, _name: str, event_dict: dict[str, Any]) -> dict[str, Any]:
+        return {key: self._clean(key, value) for key, value in event_dict.items()}
+
+    def _clean(self, key: Any, value: Any) -> Any:
+        if isinstance(key, str) and SECRET_KEYS.fullmatch(key) and value not in (None, "", [], ()):
+            return REDACTED
+        if isinstance(value, str):
+            return self._clean_text(value)
+        if isinstance(value, dict):
+            return {k: self._clean(k, v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return self._clean_sequence(value)
+        return value
+
+    def _clean_sequence(self, items: list[Any] | tuple[Any, ...]) -> list[Any]:
+        if len(items) == 2 and isinstance(items[0], (str, bytes)) and SECRET_KEYS.fullmatch(str(items[0])):
+            return [items[0], REDACTED]  # a (header name, value) pair
+        return [self._clean(None, item) for item in items]
+
+    def _clean_text(self, text: str) -> str:
+        for secret in self._secrets:
+            text = text.replace(secret, REDACTED)
+        for pattern in SECRET_PATTERNS:
+            text = pattern.sub(lambda m: f"{m.group(1)} {REDACTED}" if m.groups() else REDACTED, text)
+        return text
+
+
+def configure_logging(settings: Settings, stream: IO[str] | None = None) -> None:
+    """Route structlog and stdlib logging to `stream` (stdout) and `settings.log_file`."""
+    stream = stream or sys.stdout
+    secrets = [*settings.api_keys, settings.upstream_api_key or ""]
+    shared = _shared_processors(SecretRedactor(secrets))
+    structlog.configure(
+        processors=[*shared, structlog.stdlib.ProcessorFormatter.wrap_for_formatter],
+        logger_factory=structlog.stdlib.LoggerFactory(),
+        wrapper_class=structlog.stdlib.BoundLogger,
+        cache_logger_on_first_use=False,
+    )
+    handlers = [_handler(logging.StreamHandler(stream), shared, _renderer(settings.log_format, stream))]
+    if settings.log_file:
+        file_handler = logging.FileHandler(settings.log_file, encoding="utf-8")
+        handlers.append(_handler(file_handler, shared, structlog.processors.JSONRenderer(default=str)))
+    _install(handlers)
+
+
+def _shared_processors(redactor: SecretRedactor) -> list[Any]:
+    return [
+        structlog.contextvars.merge_contextvars,
+        structlog.stdlib.add_log_level,
+        structlog.stdlib.add_logger_name,
+        structlog.processors.TimeStamper(fmt="iso", utc=True),
+        structlog.processors.format_exc_info,
+        redactor,
+    ]
+
+
+def _renderer(log_format: str | None, stream: IO[str]) -> Any:
+    use_console = log_format == "console" or (log_format is None and _is_tty(stream))
+    if use_console:
+        return structlog.dev.ConsoleRenderer(colors=_is_tty(stream), exception_formatter=structlog.dev.plain_traceback)
+    return structlog.processors.JSONRenderer(default=str)
+
+
+def _handler(handler: logging.Handler, shared: list[Any], renderer: Any) -> logging.Handler:
+    handler.setFormatter(structlog.stdlib.ProcessorFormatter(
+        foreign_pre_chain=shared,
+        processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, renderer],
+    ))
+    setattr(handler, _OUR_HANDLER, True)
+    return handler
+
+
+def _install(handlers: list[logging.Handler]) -> None:
+    root = logging.getLogger()
+    for old in [h for h in root.handlers if getattr(h, _OUR_HANDLER, False)]:
+        root.removeHandler(old)
+        old.close()
+    for handler in handlers:
+        root.addHandler(handler)
+    root.setLevel(logging.INFO)
+    for noisy in ("httpx", "httpcore", "uvicorn.access"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+
+
+def _is_tty(stream: IO[str]) -> bool:
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())

@@ -1,0 +1,184 @@
+"""Pure ASGI plumbing around every request (no BaseHTTPMiddleware: it hides disconnects).
+
+What lives here: `RequestContext`, the middleware that gives each request its id
+(kept from `X-Request-ID` when the client sent a sane one), binds it to the log
+context, checks the Bearer key when `api_keys` is set, renders every
+`ProxyError` (and anything unexpected) as an OpenAI-shaped error, adds
+`X-Request-ID` (and `X-Skills-Route`, once a handler has set the `route`
+field) to the answer and writes the one canonical `request` log line.
+And `DisconnectWatch`, which races work against the client going away.
+
+What must not: know about chat completions, skills or the upstream.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import re
+import time
+import uuid
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any, TypeVar
+
+import structlog
+
+from proxy.errors import ClientDisconnected, ProxyError, Unauthorized, error_bytes
+
+log = structlog.get_logger("proxy.request")
+
+Scope = dict[str, Any]
+Message = dict[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+T = TypeVar("T")
+
+OPEN_PATHS = frozenset({"/healthz"})
+FIELDS_KEY = "skillproxy.fields"
+SANE_REQUEST_ID = re.compile(r"[A-Za-z0-9._:\-]{1,128}")
+
+
+def request_fields(scope: Scope) -> dict[str, Any]:
+    """The fields a handler adds to the request's canonical log line."""
+    return scope.setdefault(FIELDS_KEY, {})
+
+
+def request_id_of(scope: Scope) -> str:
+    return str(request_fields(scope).get("request_id", ""))
+
+
+class RequestContext:
+    def __init__(self, app: ASGIApp, api_keys: tuple[str, ...] = ()) -> None:
+        self.app = app
+        self._keys = tuple(key.encode("utf-8") for key in api_keys)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        request_id = _client_request_id(scope) or uuid.uuid4().hex
+        structlog.contextvars.clear_contextvars()
+        structlog.contextvars.bind_contextvars(request_id=request_id)
+        fields = request_fields(scope)
+        fields.update(request_id=request_id, status=None)
+        started = time.perf_counter()
+        send = _with_request_id(send, request_id, fields)
+        try:
+            await self._handle(scope, receive, send)
+        finally:
+            _log_request(scope, fields, started)
+
+    async def _handle(self, scope: Scope, receive: Receive, send: Send) -> None:
+        fields = request_fields(scope)
+        try:
+            if self._keys and scope["path"] not in OPEN_PATHS:
+                self._authorize(scope)
+            await self.app(scope, receive, send)
+        except ClientDisconnected:
+            fields["status"] = 499
+            fields["client_disconnected"] = True
+        except ProxyError as error:
+            await _send_or_abort(send, fields, error)
+        except Exception as exc:  # noqa: BLE001 - never a bare 500 or a traceback to the client
+            log.error("unhandled_error", error_type=type(exc).__name__, exc_info=exc)
+            error = ProxyError(f"internal proxy error ({type(exc).__name__}); "
+                               f"see the proxy log for request_id {fields['request_id']}")
+            await _send_or_abort(send, fields, error)
+
+    def _authorize(self, scope: Scope) -> None:
+        scheme, _, token = _header(scope, b"authorization").partition(" ")
+        given = token.strip().encode("utf-8")
+        matches = [hmac.compare_digest(given, key) for key in self._keys]
+        if scheme.lower() != "bearer" or not any(matches):
+            raise Unauthorized("missing or wrong API key: send the proxy's key as "
+                               "`Authorization: Bearer <key>` (one of `api_keys`)")
+
+
+class DisconnectWatch:
+    """Runs awaitables until done or until the client disconnects, whichever comes first.
+
+    Start it only once the request body has been read (or `body_done` is set):
+    it consumes `receive` to see the `http.disconnect` message.
+    """
+
+    def __init__(self, receive: Receive, body_done: asyncio.Event | None = None) -> None:
+        self._receive = receive
+        self._body_done = body_done
+        self._task: asyncio.Task[None] | None = None
+
+    async def __aenter__(self) -> DisconnectWatch:
+        self._task = asyncio.ensure_future(self._wait_for_disconnect())
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+
+    async def guard(self, work: Coroutine[Any, Any, T]) -> T:
+        """The result of `work`; raises ClientDisconnected (and cancels `work`) if the client left."""
+        assert self._task is not None, "use DisconnectWatch as an async context manager"
+        task = asyncio.ensure_future(work)
+        await asyncio.wait({task, self._task}, return_when=asyncio.FIRST_COMPLETED)
+        if task.done():
+            return task.result()
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        raise ClientDisconnected()
+
+    async def _wait_for_disconnect(self) -> None:
+        if self._body_done is not None:
+            await self._body_done.wait()
+        while (await self._receive())["type"] != "http.disconnect":
+            pass
+
+
+def _with_request_id(send: Send, request_id: str, fields: dict[str, Any]) -> Send:
+    async def send_with_request_id(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            headers = [(k, v) for k, v in message.get("headers", []) if k.lower() != b"x-request-id"]
+            headers.append((b"x-request-id", request_id.encode("latin-1")))
+            if fields.get("route"):  # set once preprocessing ran, so error answers carry it too
+                headers.append((b"x-skills-route", _header_value(fields["route"])))
+            message = {**message, "headers": headers}
+            fields["status"] = message["status"]
+            fields["response_started"] = True
+        await send(message)
+
+    return send_with_request_id
+
+
+async def _send_or_abort(send: Send, fields: dict[str, Any], error: ProxyError) -> None:
+    """Render `error`; if the answer already started, end it (the server closes the connection)."""
+    fields["error"] = error.code
+    if fields.get("response_started"):
+        return
+    body = error_bytes(error)
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    if isinstance(error, Unauthorized):
+        headers.append((b"www-authenticate", b"Bearer"))
+    await send({"type": "http.response.start", "status": error.status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+def _log_request(scope: Scope, fields: dict[str, Any], started: float) -> None:
+    line = {k: v for k, v in fields.items() if k not in ("request_id", "response_started")}
+    line.update(method=scope["method"], path=scope["path"],
+                total_ms=round((time.perf_counter() - started) * 1000, 1))
+    log.info("request", **line)
+
+
+def _header_value(text: str) -> bytes:
+    return " ".join(str(text).split()).encode("latin-1", errors="replace")
+
+
+def _client_request_id(scope: Scope) -> str | None:
+    value = _header(scope, b"x-request-id").strip()
+    return value if SANE_REQUEST_ID.fullmatch(value) else None
+
+
+def _header(scope: Scope, name: bytes) -> str:
+    for key, value in scope.get("headers", []):
+        if key.lower() == name:
+            return value.decode("latin-1")
+    return ""

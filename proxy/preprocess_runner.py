@@ -1,0 +1,61 @@
+"""Running the preprocessor for one request without ever failing that request.
+
+What lives here: `ChatPreprocessor`, the seam between the web shell and the
+skill engine, and `run_preprocessor`, which runs `preprocess` in a worker
+thread under `scan_timeout`. On a timeout or any exception it logs
+`preprocess_fallback` and returns `fallback(body, reason)` instead. Cancelling
+the caller (a client that went away) stops waiting for the thread.
+
+What must not: know what the engine does inside, or touch the network.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import time
+from typing import Any, Protocol
+
+import structlog
+
+from proxy.core.preprocessed import Preprocessed
+
+log = structlog.get_logger("proxy.preprocess")
+
+
+class ChatPreprocessor(Protocol):
+    def preprocess(self, body: dict[str, Any]) -> Preprocessed:
+        """The rewritten messages for a chat request (sync, CPU-bound; may raise or be slow)."""
+        ...
+
+    def fallback(self, body: dict[str, Any], reason: str) -> Preprocessed:
+        """The messages with the fallback reminder; never raises."""
+        ...
+
+    def startup_summary(self) -> dict[str, Any]:
+        """`{"skills": int, "warnings": int, "roots": [str, ...]}` for the start banner."""
+        ...
+
+
+async def run_preprocessor(engine: ChatPreprocessor, body: dict[str, Any], timeout: float) -> Preprocessed:
+    """`engine.preprocess(body)` within `timeout` seconds, else `engine.fallback`."""
+    started = time.perf_counter()
+    # The thread cannot be stopped on timeout; give it its own copy of the request.
+    work = asyncio.to_thread(engine.preprocess, copy.deepcopy(body))
+    try:
+        return await asyncio.wait_for(work, timeout)
+    except TimeoutError:
+        reason = f"scan timeout: preprocessing took longer than scan_timeout={timeout}s"
+    except Exception as exc:  # noqa: BLE001 - the preprocessor must never fail the request
+        reason = f"routing error: {type(exc).__name__}: {exc}"
+        log.warning("preprocess_error", error_type=type(exc).__name__, exc_info=exc)
+    elapsed_ms = round((time.perf_counter() - started) * 1000, 1)
+    log.warning("preprocess_fallback", reason=reason, elapsed_ms=elapsed_ms)
+    return engine.fallback(body, reason)
+
+
+def log_decision_events(result: Preprocessed) -> None:
+    """Each of the preprocessor's decision events as its own log line."""
+    for event in result.events:
+        fields = {k: v for k, v in event.items() if k != "event"}
+        log.info(str(event.get("event", "preprocess_event")), **fields)

@@ -1,0 +1,191 @@
+"""The boundary to the upstream server: one shared httpx.AsyncClient.
+
+What lives here: building the upstream URL and headers (hop-by-hop headers
+dropped, `Accept-Encoding: identity`, the Authorization rule), sending a request
+and reading its answer as a stream, the readiness probe, and the ONE place where
+httpx exceptions become `proxy.errors` kinds; no httpx type leaves this module.
+It logs `upstream_request`, `upstream_response` and `upstream_error`.
+
+What must not: know about chat completions, skills or FastAPI.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterable, AsyncIterator, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+import anyio
+import httpx
+import structlog
+
+from proxy.errors import ProxyError, UpstreamError, UpstreamTimeout
+from proxy.settings import Settings
+
+log = structlog.get_logger("proxy.upstream")
+
+HOP_BY_HOP = frozenset({
+    "connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "proxy-connection",
+    "te", "trailer", "trailers", "transfer-encoding", "upgrade", "host",
+})
+NOT_FORWARDED_UP = HOP_BY_HOP | {"accept-encoding", "authorization", "x-request-id"}
+NOT_FORWARDED_DOWN = HOP_BY_HOP | {"content-length", "content-encoding", "date", "server", "x-request-id"}
+
+Headers = list[tuple[str, str]]
+
+
+@dataclass
+class UpstreamResponse:
+    """An upstream answer whose body has not been read yet; always `aclose()` it."""
+
+    status: int
+    headers: Headers
+    url: str
+    upstream_ms: float
+    _response: httpx.Response = field(repr=False)
+
+    @property
+    def content_type(self) -> str:
+        return self._response.headers.get("content-type", "")
+
+    @property
+    def is_event_stream(self) -> bool:
+        return self.content_type.split(";")[0].strip().lower() == "text/event-stream"
+
+    async def iter_bytes(self) -> AsyncIterator[bytes]:
+        with _mapped_errors(self.url, "reading the answer"):
+            async for chunk in self._response.aiter_bytes():
+                yield chunk
+
+    async def read(self) -> bytes:
+        with _mapped_errors(self.url, "reading the answer"):
+            return await self._response.aread()
+
+    async def aclose(self) -> None:
+        with anyio.CancelScope(shield=True):
+            await self._response.aclose()
+
+
+class Upstream:
+    """The configured upstream server and the one client used to talk to it."""
+
+    def __init__(self, settings: Settings, transport: httpx.AsyncBaseTransport | None = None) -> None:
+        self.base_url = settings.upstream.rstrip("/")
+        self._api_key = settings.upstream_api_key
+        self._drop_client_auth = bool(settings.api_keys)
+        self._probe_timeout = settings.connect_timeout
+        self._client = httpx.AsyncClient(
+            timeout=httpx.Timeout(
+                connect=settings.connect_timeout,
+                read=settings.read_timeout,
+                write=settings.read_timeout,
+                pool=settings.connect_timeout,
+            ),
+            limits=httpx.Limits(max_connections=None, max_keepalive_connections=32),
+            transport=transport,
+            follow_redirects=False,
+        )
+
+    def url_for(self, path: str, query: str = "") -> str:
+        url = f"{self.base_url}/{path.lstrip('/')}"
+        return f"{url}?{query}" if query else url
+
+    def request_headers(self, client_headers: Headers, request_id: str, keep_length: bool) -> Headers:
+        """The client's headers as the upstream should get them."""
+        named_by_connection = _connection_tokens(client_headers)
+        dropped = NOT_FORWARDED_UP | named_by_connection | (set() if keep_length else {"content-length"})
+        headers = [(k, v) for k, v in client_headers if k.lower() not in dropped]
+        headers.append(("accept-encoding", "identity"))
+        headers.append(("x-request-id", request_id))
+        authorization = self._authorization(client_headers)
+        if authorization:
+            headers.append(("authorization", authorization))
+        return headers
+
+    async def send(
+        self,
+        method: str,
+        url: str,
+        headers: Headers,
+        content: bytes | AsyncIterable[bytes] | None,
+    ) -> UpstreamResponse:
+        """Send a request; the answer's headers are in, its body is not read yet."""
+        request = self._client.build_request(method, url, headers=headers, content=content)
+        size = len(content) if isinstance(content, bytes) else None
+        log.info("upstream_request", method=method, url=url, body_bytes=size)
+        started = time.perf_counter()
+        with _mapped_errors(url, "sending the request", started):
+            response = await self._client.send(request, stream=True)
+        upstream_ms = _ms_since(started)
+        log.info("upstream_response", url=url, status=response.status_code,
+                 content_type=response.headers.get("content-type"), upstream_ms=upstream_ms)
+        return UpstreamResponse(response.status_code, response_headers(response.headers.raw),
+                                url, upstream_ms, response)
+
+    async def probe(self) -> int:
+        """Status of `GET {upstream}/models`; raises an UpstreamError when unreachable."""
+        url = self.url_for("models")
+        headers = [("authorization", f"Bearer {self._api_key}")] if self._api_key else []
+        with _mapped_errors(url, "checking readiness"):
+            response = await self._client.get(url, headers=headers, timeout=self._probe_timeout)
+        return response.status_code
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+    def _authorization(self, client_headers: Headers) -> str | None:
+        if self._api_key:
+            return f"Bearer {self._api_key}"
+        if self._drop_client_auth:
+            return None  # the client's key is for the proxy, not for the upstream
+        return next((v for k, v in client_headers if k.lower() == "authorization"), None)
+
+
+def response_headers(raw: list[tuple[bytes, bytes]]) -> Headers:
+    """The upstream's response headers as the client should get them."""
+    decoded = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in raw]
+    dropped = NOT_FORWARDED_DOWN | _connection_tokens(decoded)
+    return [(k, v) for k, v in decoded if k.lower() not in dropped]
+
+
+def _connection_tokens(headers: Headers) -> set[str]:
+    values = (v for k, v in headers if k.lower() == "connection")
+    return {token.strip().lower() for value in values for token in value.split(",") if token.strip()}
+
+
+@contextmanager
+def _mapped_errors(url: str, doing: str, started: float | None = None) -> Iterator[None]:
+    """Turn httpx exceptions into ProxyErrors that say which upstream and what failed."""
+    try:
+        yield
+    except httpx.HTTPError as exc:
+        error = _map_httpx_error(exc, url, doing)
+        elapsed = _ms_since(started) if started is not None else None
+        log.warning("upstream_error", url=url, doing=doing, error_type=type(exc).__name__,
+                    status=error.status, code=error.code, message=error.message, upstream_ms=elapsed)
+        raise error from None
+
+
+def _map_httpx_error(exc: httpx.HTTPError, url: str, doing: str) -> ProxyError:
+    detail = str(exc) or type(exc).__name__
+    if isinstance(exc, httpx.ConnectTimeout):
+        return UpstreamError(f"upstream {url} did not accept a connection in time while {doing} "
+                             f"({detail}); is the host right and reachable? (connect_timeout)")
+    if isinstance(exc, httpx.ConnectError):
+        return UpstreamError(f"cannot connect to upstream {url} while {doing}: {detail}; "
+                             "is the model server running, and is `upstream` right?")
+    if isinstance(exc, httpx.TimeoutException):
+        return UpstreamTimeout(f"upstream {url} did not answer in time while {doing} ({type(exc).__name__}); "
+                               "a local model may still be loading: raise `read_timeout` if it needs longer")
+    if isinstance(exc, (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError, httpx.CloseError)):
+        return UpstreamError(f"upstream {url} closed the connection while {doing}: {detail}",
+                             code="upstream_connection_closed")
+    if isinstance(exc, (httpx.UnsupportedProtocol, httpx.InvalidURL)):
+        return UpstreamError(f"upstream URL {url} is not usable: {detail}; check `upstream`",
+                             code="upstream_misconfigured")
+    return UpstreamError(f"upstream {url} failed while {doing}: {type(exc).__name__}: {detail}")
+
+
+def _ms_since(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000, 1)

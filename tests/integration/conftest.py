@@ -1,0 +1,115 @@
+"""Integration fixtures: a real fake upstream and the real proxy, each under uvicorn on 127.0.0.1:0.
+
+`upstream` is the fake upstream (see fake_upstream.py), cleared for each test.
+`start_proxy(engine=..., **settings)` starts a proxy in front of it; `proxy` is
+one with the marker engine. `logs` reads the JSON log lines the proxy wrote.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from proxy.app import create_app
+from proxy.logging_setup import configure_logging
+from proxy.settings import Settings
+
+from .engines import MarkerEngine
+from .fake_upstream import FakeUpstream
+from .servers import ServerThread
+
+
+class LogCapture(io.StringIO):
+    """Everything the proxy logged, as text and as parsed JSON events."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lock = threading.Lock()
+
+    def write(self, text: str) -> int:
+        with self.lock:
+            return super().write(text)
+
+    def text(self) -> str:
+        with self.lock:
+            return self.getvalue()
+
+    def events(self, name: str | None = None) -> list[dict[str, Any]]:
+        parsed = [json.loads(line) for line in self.text().splitlines() if line.startswith("{")]
+        return [e for e in parsed if name is None or e.get("event") == name]
+
+    def wait_for(self, name: str, timeout: float = 5.0, **match: Any) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for event in self.events(name):
+                if all(event.get(k) == v for k, v in match.items()):
+                    return event
+            time.sleep(0.02)
+        raise AssertionError(f"no {name} log event matching {match}; got {self.events(name)}")
+
+
+@dataclass
+class RunningProxy:
+    url: str
+    settings: Settings
+    engine: Any
+
+    @property
+    def base_url(self) -> str:
+        return self.url + "/v1"
+
+
+@pytest.fixture(scope="session")
+def _fake_server() -> Iterator[tuple[FakeUpstream, str]]:
+    app = FakeUpstream()
+    with ServerThread(app) as server:
+        yield app, server.url
+
+
+@pytest.fixture
+def upstream(_fake_server: tuple[FakeUpstream, str]) -> FakeUpstream:
+    app, url = _fake_server
+    app.clear()
+    app.url = url  # type: ignore[attr-defined]
+    app.gate = threading.Semaphore(0)
+    app.gate_timeouts = 0
+    return app
+
+
+@pytest.fixture
+def logs() -> LogCapture:
+    return LogCapture()
+
+
+@pytest.fixture
+def start_proxy(upstream: FakeUpstream, logs: LogCapture) -> Iterator[Callable[..., RunningProxy]]:
+    with ExitStack() as stack:
+
+        def start(engine: Any = None, **overrides: Any) -> RunningProxy:
+            base = {"upstream": upstream.url + "/v1", "roots": (), "connect_timeout": 1.0, "read_timeout": 5.0,
+                    "log_format": "json"}
+            settings = Settings(**{**base, **overrides})
+            configure_logging(settings, stream=logs)
+            engine = engine or MarkerEngine()
+            server = stack.enter_context(ServerThread(create_app(settings, engine)))
+            return RunningProxy(server.url, settings, engine)
+
+        yield start
+
+
+@pytest.fixture
+def proxy(start_proxy: Callable[..., RunningProxy]) -> RunningProxy:
+    return start_proxy()
+
+
+def chat_body(model: str = "json", text: str = "hi", **extra: Any) -> dict[str, Any]:
+    return {"model": model, "messages": [{"role": "system", "content": "be brief"},
+                                         {"role": "user", "content": text}], **extra}

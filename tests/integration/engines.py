@@ -1,0 +1,79 @@
+"""Test doubles for the preprocessor seam (`ChatPreprocessor`)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+from proxy.core.preprocessed import Preprocessed
+
+MARKER = "[skills:demo] "
+FALLBACK = '<skills_runtime_reminder reason="scan timeout or routing error">'
+
+
+def prepend_to_last_user(messages: list[Any], text: str) -> list[Any]:
+    """A new list whose last user message starts with `text` (string or content-array form)."""
+    result = [dict(m) for m in messages]
+    for message in reversed(result):
+        if message.get("role") != "user":
+            continue
+        content = message.get("content")
+        if isinstance(content, str):
+            message["content"] = text + content
+        elif isinstance(content, list):
+            message["content"] = [{"type": "text", "text": text}, *content]
+        break
+    return result
+
+
+class MarkerEngine:
+    """Prepends MARKER to the last user message and reports a routed `demo` skill."""
+
+    def __init__(self) -> None:
+        self.seen: list[dict[str, Any]] = []
+
+    def preprocess(self, body: dict[str, Any]) -> Preprocessed:
+        self.seen.append(body)
+        return Preprocessed(
+            messages=prepend_to_last_user(body["messages"], MARKER),
+            mode="routed", route_header="demo=90", selected=("demo",), injected_chars=len(MARKER),
+            events=({"event": "prompt_route", "top": "demo", "score": 90, "confidence": "high"},
+                    {"event": "context_injection", "chars": len(MARKER)}),
+        )
+
+    def fallback(self, body: dict[str, Any], reason: str) -> Preprocessed:
+        return Preprocessed(messages=prepend_to_last_user(body["messages"], FALLBACK + " "),
+                            mode="fallback", route_header="fallback")
+
+    def startup_summary(self) -> dict[str, Any]:
+        return {"skills": 1, "warnings": 0, "roots": ["skills"]}
+
+
+class SlowEngine(MarkerEngine):
+    def __init__(self, seconds: float) -> None:
+        super().__init__()
+        self.seconds = seconds
+
+    def preprocess(self, body: dict[str, Any]) -> Preprocessed:
+        time.sleep(self.seconds)
+        return super().preprocess(body)
+
+
+class RaisingEngine(MarkerEngine):
+    def preprocess(self, body: dict[str, Any]) -> Preprocessed:
+        raise RuntimeError("router exploded")
+
+
+class BlockingEngine(MarkerEngine):
+    """Blocks until `release` is set; `started` tells the test it is running."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.started = threading.Event()
+        self.release = threading.Event()
+
+    def preprocess(self, body: dict[str, Any]) -> Preprocessed:
+        self.started.set()
+        self.release.wait(10)
+        return super().preprocess(body)
