@@ -1,0 +1,87 @@
+"""`skillproxy serve`: load settings and skills, print what a user needs, run the proxy.
+
+Flags override `SKILLPROXY_*` variables, which override the config file. The
+start banner goes to stderr so that stdout carries only log lines (pipe it to jq).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import IO, Any
+
+from proxy.settings import LOG_FORMATS, Settings, SettingsError, load_settings
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    parser = subparsers.add_parser(
+        "serve",
+        help="run the proxy",
+        description="Run the OpenAI-compatible proxy: point a client's base URL at it.",
+    )
+    parser.add_argument("--config", metavar="FILE", help="YAML config (default: config/skillproxy.yaml if present)")
+    parser.add_argument("--host", help="address to listen on (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, help="port to listen on (default 8787)")
+    parser.add_argument("--upstream", metavar="URL", help="upstream base URL with /v1 (default LM Studio's)")
+    parser.add_argument("--root", dest="roots", metavar="DIR", action="append",
+                        help="a skill root; repeat for several (replaces the configured roots)")
+    parser.add_argument("--log-format", choices=LOG_FORMATS, help="json or console (default: console on a terminal)")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        settings = load_settings(args.config, overrides=_overrides(args))
+    except SettingsError as exc:
+        print(f"skillproxy: {exc}", file=sys.stderr)
+        return 2
+    import uvicorn
+
+    from proxy.app import create_app
+    from proxy.engine import SkillEngine
+    from proxy.logging_setup import configure_logging
+
+    configure_logging(settings)
+    try:
+        engine = SkillEngine.from_settings(settings)
+    except SettingsError as exc:
+        print(f"skillproxy: {exc}", file=sys.stderr)
+        return 2
+    print_banner(settings, engine.startup_summary(), sys.stderr)
+    uvicorn.run(create_app(settings, engine), host=settings.host, port=settings.port,
+                log_config=None, access_log=False, server_header=False)
+    return 0
+
+
+def print_banner(settings: Settings, summary: dict[str, Any], out: IO[str]) -> None:
+    skills, warnings = summary.get("skills", 0), summary.get("warnings", 0)
+    roots = summary.get("roots") or list(settings.roots)
+    lines = [
+        f"skillproxy: {skills} skill(s) loaded, {warnings} warning(s)"
+        + (" (run `skillproxy lint` to see them)" if warnings else ""),
+        "  roots:    " + (", ".join(str(r) for r in roots) or "(none)"),
+        f"  upstream: {settings.upstream}",
+        f"  base URL: {client_base_url(settings)}   <- give this to your client (OPENAI_BASE_URL)",
+    ]
+    if settings.api_keys:
+        lines.append("  auth:     clients must send Authorization: Bearer <one of api_keys>")
+    print("\n".join(lines), file=out, flush=True)
+
+
+def client_base_url(settings: Settings) -> str:
+    host = settings.host
+    if host in ("0.0.0.0", "::", ""):
+        host = "127.0.0.1"
+    if ":" in host:
+        host = f"[{host}]"
+    return f"http://{host}:{settings.port}/v1"
+
+
+def _overrides(args: argparse.Namespace) -> dict[str, Any]:
+    return {
+        "host": args.host,
+        "port": args.port,
+        "upstream": args.upstream,
+        "roots": tuple(args.roots) if args.roots else None,
+        "log_format": args.log_format,
+    }

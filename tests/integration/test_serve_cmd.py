@@ -1,0 +1,70 @@
+"""`skillproxy serve`: precedence of flags, env and config; the start banner; config errors exit 2."""
+
+from __future__ import annotations
+
+import sys
+import types
+
+import pytest
+import uvicorn
+
+from proxy.cli import main
+
+from .engines import MarkerEngine
+
+
+@pytest.fixture
+def served(monkeypatch, tmp_path):
+    """Runs `skillproxy serve` with a stand-in engine and uvicorn.run captured, not started."""
+    calls: dict = {}
+
+    class FakeSkillEngine(MarkerEngine):
+        @classmethod
+        def from_settings(cls, settings):
+            calls["settings"] = settings
+            return cls()
+
+    try:
+        import proxy.engine as module
+    except ImportError:  # the real engine is not there yet: stand in for the whole module
+        module = types.ModuleType("proxy.engine")
+        monkeypatch.setitem(sys.modules, "proxy.engine", module)
+    monkeypatch.setattr(module, "SkillEngine", FakeSkillEngine, raising=False)
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: calls.update(app=app, **kw))
+    monkeypatch.chdir(tmp_path)
+    for name in [n for n in __import__("os").environ if n.startswith("SKILLPROXY_")]:
+        monkeypatch.delenv(name)
+    return calls
+
+
+def test_flags_override_env_which_overrides_config(served, tmp_path, monkeypatch, capsys):
+    config = tmp_path / "c.yaml"
+    config.write_text("port: 9001\nupstream: http://config:1/v1\nhost: 10.0.0.1\n")
+    monkeypatch.setenv("SKILLPROXY_UPSTREAM", "http://env:2/v1")
+    monkeypatch.setenv("SKILLPROXY_PORT", "9002")
+    code = main(["serve", "--config", str(config), "--port", "9003", "--root", "a", "--root", "b",
+                 "--log-format", "json"])
+    assert code == 0
+    settings = served["settings"]
+    assert (settings.host, settings.port, settings.upstream) == ("10.0.0.1", 9003, "http://env:2/v1")
+    assert settings.roots == ("a", "b") and settings.log_format == "json"
+    assert (served["host"], served["port"]) == ("10.0.0.1", 9003)
+
+
+def test_the_banner_says_what_a_user_needs(served, capsys):
+    main(["serve", "--upstream", "http://127.0.0.1:11434/v1", "--host", "0.0.0.0", "--port", "8788"])
+    err = capsys.readouterr().err
+    assert "1 skill(s) loaded, 0 warning(s)" in err
+    assert "roots:    skills" in err
+    assert "upstream: http://127.0.0.1:11434/v1" in err
+    assert "base URL: http://127.0.0.1:8788/v1" in err
+
+
+def test_a_settings_error_prints_the_message_and_exits_2(served, tmp_path, capsys):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("no_such_key: 1\n")
+    assert main(["serve", "--config", str(bad)]) == 2
+    assert "no_such_key" in capsys.readouterr().err
+    assert main(["serve", "--upstream", "ftp://x"]) == 2
+    assert "upstream" in capsys.readouterr().err
+    assert "app" not in served
