@@ -24,13 +24,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"skillproxy {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
-        try:
-            module = importlib.import_module(f"proxy.cli.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"proxy.cli.{name}":
-                raise
-            continue
-        module.register(subparsers)
+        importlib.import_module(f"proxy.cli.{name}").register(subparsers)
     return parser
 
 
