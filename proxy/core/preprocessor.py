@@ -97,7 +97,8 @@ def fallback(messages: Any, store: TurnStore | None, now: float, reason: str = "
     if not isinstance(messages, list) or not messages or not is_user(messages[-1]):
         return Preprocessed(messages, "fallback", "fallback", events=(_fallback_event(reason),))
     try:
-        forwarded, keys = _replay_known(messages, store, now), prefix_keys(messages)
+        keys = prefix_keys(messages)
+        forwarded = _replay_known(messages, keys, store, now)
     except Exception:  # noqa: BLE001 - the fallback must always produce a request
         forwarded, keys = list(messages[:-1]), None
     last = prepend_block(messages[-1], reminder(REASON_FALLBACK))
@@ -106,8 +107,7 @@ def fallback(messages: Any, store: TurnStore | None, now: float, reason: str = "
                         events=(_fallback_event(reason),), turn_key=keys[-1] if keys else None, records=records)
 
 
-def _replay_known(messages: Sequence[Any], store: TurnStore | None, now: float) -> list[Any]:
-    keys = prefix_keys(messages)
+def _replay_known(messages: Sequence[Any], keys: list[str], store: TurnStore | None, now: float) -> list[Any]:
     forwarded: list[Any] = []
     for index, message in enumerate(messages[:-1]):
         record = store.get(keys[index], now) if store is not None and is_user(message) else None
