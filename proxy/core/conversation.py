@@ -19,12 +19,37 @@ from typing import Any, Protocol
 
 
 @dataclass(frozen=True)
+class MixedCall:
+    """An answer that called the proxy's tools and the client's at once.
+
+    The client got `assistant` without the proxy's calls. When that copy comes
+    back (its tool-call ids are `client_call_ids`), the replay puts the whole
+    `assistant` and the proxy's `results` in its place, so the model sees what
+    it really asked for and what it got.
+    """
+
+    assistant: dict[str, Any]
+    results: tuple[dict[str, Any], ...]
+    client_call_ids: tuple[str, ...]
+
+    def answered_by(self, message: Any) -> bool:
+        """True when `message` is the client's copy of this answer."""
+        if not isinstance(message, dict) or message.get("role") != "assistant":
+            return False
+        calls = message.get("tool_calls") if isinstance(message.get("tool_calls"), list) else []
+        return tuple(c.get("id") for c in calls if isinstance(c, dict)) == self.client_call_ids
+
+
+@dataclass(frozen=True)
 class TurnRecord:
-    """What was forwarded for one user turn.
+    """What was forwarded for one message the model answered: a user turn, or client tool results.
 
     `mode` is the preprocessing mode; `fingerprint` the route fingerprint
     (empty when nothing was routed); `full_injection_at` the time of a full
-    routed injection (None for other modes).
+    routed injection (None for other modes). `tool_exchange` is the proxy's
+    own tool rounds that followed the message (assistant tool calls and tool
+    results), and `mixed_call` the answer that ended them when it also
+    called client tools. `tool_mode` is the mode the blocks were written for.
     """
 
     forwarded: dict[str, Any]
@@ -32,6 +57,8 @@ class TurnRecord:
     fingerprint: str = ""
     full_injection_at: float | None = None
     tool_exchange: tuple[dict[str, Any], ...] = ()
+    mixed_call: MixedCall | None = None
+    tool_mode: str = ""
 
 
 class TurnStore(Protocol):

@@ -32,10 +32,28 @@ def escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
+# How each tool mode lets the model read skills: server (the proxy's tools),
+# client (the client's own file tools), inline (no tools; bodies in the prompt).
+_READ = {
+    "server": "call read_skill_file with the skill's name",
+    "client": "open its SKILL.md at the <location> given, with your own file tools",
+    "inline": "follow its <expanded_skill_instructions> below; a skill shown without them cannot be read here, "
+              "so go by its description",
+}
+_READ_SUPPORTING = {"server": " (list_skill_files, then read_skill_file with its relative path).",
+                    "client": ".", "inline": "."}
+_SEARCH = {"server": " or search with list_skills", "client": "", "inline": ""}
+_FILES_HINT = {"server": "with list_skill_files, then read_skill_file with a relative path",
+               "client": "with your file tools, relative to the skill's folder"}
+_REMINDER_SEARCH = {"server": "search with list_skills",
+                    "client": "look through the skills folder with your file tools",
+                    "inline": "ask the user to name one"}
+_REMINDER_REREAD = {"server": "call read_skill_file", "client": "re-read a skill",
+                    "inline": "look back at their instructions"}
+
+
 def _how_to_read(tool_mode: str) -> str:
-    if tool_mode == "client":
-        return "open its SKILL.md at the <location> given, with your own file tools"
-    return "call read_skill_file with the skill's name"
+    return _READ.get(tool_mode, _READ["server"])
 
 
 # ---- explicit activation -------------------------------------------------
@@ -79,12 +97,12 @@ def _next_action(expanded: bool, failed: bool, unresolved: bool, tool_mode: str)
     if expanded:
         steps.append("Apply the expanded instructions to the task payload now. Do not search for or re-read the "
                      "expanded skills. Read a supporting file only when the instructions point to one or the task "
-                     "needs it" + ("." if tool_mode == "client" else " (list_skill_files, then read_skill_file with its relative path)."))
+                     "needs it" + _READ_SUPPORTING.get(tool_mode, _READ_SUPPORTING["server"]))
     if failed:
         steps.append(f"For a skill whose expansion failed, {_how_to_read(tool_mode)} before doing the work.")
     if unresolved:
         steps.append("For an unresolved activation, pick the intended skill from the closest names given"
-                     + ("" if tool_mode == "client" else " or search with list_skills") + ", then read it before doing the work.")
+                     + _SEARCH.get(tool_mode, _SEARCH["server"]) + ", then read it before doing the work.")
     return "<next_action>\n" + "\n".join(steps) + "\n</next_action>"
 
 
@@ -98,9 +116,8 @@ def _activated_skill(activation: Activation, expansion: Expansion, tool_mode: st
         f"<location>{escape(skill.location)}</location>",
         f"<has_supporting_files>{str(skill.has_supporting_files).lower()}</has_supporting_files>",
     ]
-    if skill.has_supporting_files:
-        how = ("with your file tools, relative to the skill's folder" if tool_mode == "client"
-               else "with list_skill_files, then read_skill_file with a relative path")
+    how = _FILES_HINT.get(tool_mode)
+    if skill.has_supporting_files and how is not None:
         lines.append("<supporting_files_hint>This skill's folder has more files (scripts, references, templates). "
                      f"When its instructions mention one or the task needs more detail, list and read them {how}."
                      "</supporting_files_hint>")
@@ -191,8 +208,7 @@ _REMINDERS = {
 
 
 def reminder(reason: str, tool_mode: str = "server") -> str:
-    search = ("look through the skills folder with your file tools" if tool_mode == "client"
-              else "search with list_skills")
-    reread = "re-read a skill" if tool_mode == "client" else "call read_skill_file"
+    search = _REMINDER_SEARCH.get(tool_mode, _REMINDER_SEARCH["server"])
+    reread = _REMINDER_REREAD.get(tool_mode, _REMINDER_REREAD["server"])
     text = _REMINDERS[reason].format(search=search, reread=reread)
     return f'<skills_runtime_reminder reason="{reason}">{text}</skills_runtime_reminder>'

@@ -26,7 +26,9 @@ class Preprocessed:
     `turn_key` is the state key of the new user turn (None when there is none);
     `records` the turn records to store once this result is actually used, so
     a result computed too late (after a fallback went out) never overwrites
-    what was really forwarded.
+    what was really forwarded. `anchor` is the key and record under which the
+    proxy's own tool rounds for this request are kept (the new user turn, or
+    the client tool results the request ends with), None when there is none.
     """
 
     messages: list[Any]
@@ -37,3 +39,4 @@ class Preprocessed:
     events: tuple[dict[str, Any], ...] = ()
     turn_key: str | None = None
     records: tuple[tuple[str, TurnRecord], ...] = ()
+    anchor: tuple[str, TurnRecord] | None = None

@@ -10,10 +10,11 @@ once the result is actually used.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
-from proxy.core.conversation import TurnRecord, TurnStore, prefix_keys
+from proxy.core.conversation import MixedCall, TurnRecord, TurnStore, prefix_keys
 from proxy.core.messages import is_user, prepend_block
 from proxy.core.packets import REASON_FALLBACK, reminder
 from proxy.core.preprocessed import Preprocessed
@@ -26,50 +27,102 @@ def preprocess(messages: Any, context: SkillContext, store: TurnStore, config: P
         return Preprocessed(messages, "passthrough", "passthrough")
     keys = prefix_keys(messages)
     new_turn = len(messages) - 1 if is_user(messages[-1]) else None
-    forwarded, records, events, last_full = _replay(messages, keys, new_turn, context, store, config, now)
+
+    def recompute(message: Any, last_full: LastFullInjection | None) -> TurnRecord:
+        return decide_turn(message, context, config, last_full, now).record
+
+    replay = _replay(messages, keys, store, now, recompute)
     if new_turn is None:
-        return Preprocessed(forwarded, "passthrough", "passthrough", events=tuple(events), records=tuple(records))
-    outcome = _decide_new_turn(messages[new_turn], keys[new_turn], context, store, config, last_full, now)
-    forwarded.append(outcome.forwarded)
-    records.append((keys[new_turn], outcome.record))
+        return Preprocessed([*replay.forwarded, messages[-1]], "passthrough", "passthrough", events=tuple(replay.events),
+                            records=tuple(replay.records), anchor=_tool_anchor(messages, keys))
+    outcome = _decide_new_turn(messages[new_turn], keys[new_turn], context, store, config, replay.last_full, now)
     return Preprocessed(
-        messages=forwarded,
+        messages=[*replay.forwarded, outcome.forwarded],
         mode=_mode(outcome.record.mode),
         route_header=outcome.route_header,
         selected=outcome.selected,
         injected_chars=len(outcome.injection),
-        events=(*events, *outcome.events),
+        events=(*replay.events, *outcome.events),
         turn_key=keys[new_turn],
-        records=tuple(records),
+        records=(*replay.records, (keys[new_turn], outcome.record)),
+        anchor=(keys[new_turn], outcome.record),
     )
 
 
-def _replay(messages: list[Any], keys: list[str], new_turn: int | None, context: SkillContext, store: TurnStore,
-            config: PreprocessConfig, now: float):
-    forwarded: list[Any] = []
-    records: list[tuple[str, TurnRecord]] = []
-    events: list[dict[str, Any]] = []
+@dataclass
+class _Replay:
+    forwarded: list[Any] = field(default_factory=list)
+    records: list[tuple[str, TurnRecord]] = field(default_factory=list)
+    events: list[dict[str, Any]] = field(default_factory=list)
     last_full: LastFullInjection | None = None
-    for index, message in enumerate(messages[:new_turn] if new_turn is not None else messages):
-        if not is_user(message):
-            forwarded.append(message)
+
+
+Recompute = Callable[[Any, "LastFullInjection | None"], TurnRecord]
+
+
+def _replay(messages: list[Any], keys: list[str], store: TurnStore | None, now: float,
+            recompute: Recompute | None) -> _Replay:
+    """Every message before the newest one as it was forwarded.
+
+    A user turn comes back as forwarded (recomputed when its record is gone
+    and `recompute` is given); after it, and after client tool results the
+    model went on from, the proxy's own tool rounds are put back; an answer
+    that mixed the proxy's calls and the client's comes back whole.
+    """
+    replay = _Replay()
+    pending: MixedCall | None = None
+    for index, message in enumerate(messages[:-1]):
+        mixed, pending = pending, None
+        if mixed is not None and mixed.answered_by(message):
+            replay.forwarded.extend([mixed.assistant, *mixed.results])
             continue
-        record = store.get(keys[index], now)
+        record = _record_for(messages, index, keys, store, now)
+        if record is None and is_user(message) and recompute is not None:
+            record = recompute(message, replay.last_full)
+            replay.records.append((keys[index], record))
+            replay.events.append({"event": "replay_recomputed", "turn_index": index, "mode": record.mode})
         if record is None:
-            record = decide_turn(message, context, config, last_full, now).record
-            records.append((keys[index], record))
-            events.append({"event": "replay_recomputed", "turn_index": index, "mode": record.mode})
-        forwarded.append(record.forwarded)
-        forwarded.extend(record.tool_exchange)
-        last_full = _newer_full(last_full, record)
-    return forwarded, records, events, last_full
+            replay.forwarded.append(message)
+            continue
+        replay.forwarded.extend([record.forwarded, *record.tool_exchange])
+        pending = record.mixed_call
+        replay.last_full = _newer_full(replay.last_full, record)
+    return replay
+
+
+def _record_for(messages: list[Any], index: int, keys: list[str], store: TurnStore | None,
+                now: float) -> TurnRecord | None:
+    if store is None or not (is_user(messages[index]) or _ends_tool_results(messages, index)):
+        return None
+    return store.get(keys[index], now)
+
+
+def _ends_tool_results(messages: list[Any], index: int) -> bool:
+    """The last of a run of tool results: the model answered from here."""
+    if not _is_tool(messages[index]):
+        return False
+    return index + 1 >= len(messages) or not _is_tool(messages[index + 1])
+
+
+def _is_tool(message: Any) -> bool:
+    return isinstance(message, dict) and message.get("role") == "tool"
+
+
+def _tool_anchor(messages: list[Any], keys: list[str]) -> tuple[str, TurnRecord] | None:
+    """Where the proxy's tool rounds after client tool results are kept."""
+    if not _ends_tool_results(messages, len(messages) - 1):
+        return None
+    return keys[-1], TurnRecord(messages[-1], "passthrough")
 
 
 def _decide_new_turn(message: Any, key: str, context: SkillContext, store: TurnStore, config: PreprocessConfig,
                      last_full: LastFullInjection | None, now: float) -> TurnOutcome:
-    """A resent identical request (a retry, "regenerate") gets exactly what was forwarded before."""
+    """A resent identical request (a retry, "regenerate") gets exactly what was forwarded before.
+
+    Not when the tool mode changed since (an upstream that refused tools): the blocks must say so.
+    """
     previous = store.get(key, now)
-    if previous is not None and previous.mode != "fallback":
+    if previous is not None and previous.mode != "fallback" and previous.tool_mode == config.tool_mode:
         event = {"event": "turn_replayed", "mode": previous.mode, "reason": "identical request seen before"}
         return TurnOutcome(previous.forwarded, previous, _header_for(previous), events=(event,))
     return decide_turn(message, context, config, last_full, now)
@@ -89,30 +142,30 @@ def _mode(record_mode: str) -> str:
     return record_mode if record_mode in ("explicit", "routed", "reminder", "none", "passthrough") else "passthrough"
 
 
-def fallback(messages: Any, store: TurnStore | None, now: float, reason: str = "") -> Preprocessed:
+def fallback(messages: Any, store: TurnStore | None, now: float, reason: str = "",
+             tool_mode: str = "server") -> Preprocessed:
     """The fallback reminder on the newest user turn; earlier turns replayed from the store where known.
 
     Never raises: if even the replay fails, only the reminder is added.
     """
-    if not isinstance(messages, list) or not messages or not is_user(messages[-1]):
+    if not isinstance(messages, list) or not messages:
         return Preprocessed(messages, "fallback", "fallback", events=(_fallback_event(reason),))
     try:
-        keys = prefix_keys(messages)
-        forwarded = _replay_known(messages, keys, store, now)
+        keys: list[str] | None = prefix_keys(messages)
+        forwarded = _replay(messages, keys, store, now, recompute=None).forwarded
     except Exception:  # noqa: BLE001 - the fallback must always produce a request
         forwarded, keys = list(messages[:-1]), None
-    last = prepend_block(messages[-1], reminder(REASON_FALLBACK))
-    records = ((keys[-1], TurnRecord(last, "fallback")),) if keys else ()
-    return Preprocessed([*forwarded, last], "fallback", "fallback", injected_chars=len(reminder(REASON_FALLBACK)),
-                        events=(_fallback_event(reason),), turn_key=keys[-1] if keys else None, records=records)
-
-
-def _replay_known(messages: Sequence[Any], keys: list[str], store: TurnStore | None, now: float) -> list[Any]:
-    forwarded: list[Any] = []
-    for index, message in enumerate(messages[:-1]):
-        record = store.get(keys[index], now) if store is not None and is_user(message) else None
-        forwarded.extend([message] if record is None else [record.forwarded, *record.tool_exchange])
-    return forwarded
+    if not is_user(messages[-1]):
+        anchor = _tool_anchor(messages, keys) if keys else None
+        return Preprocessed([*forwarded, messages[-1]], "fallback", "fallback", events=(_fallback_event(reason),),
+                            anchor=anchor)
+    text = reminder(REASON_FALLBACK, tool_mode)
+    last = prepend_block(messages[-1], text)
+    record = TurnRecord(last, "fallback")
+    records = ((keys[-1], record),) if keys else ()
+    return Preprocessed([*forwarded, last], "fallback", "fallback", injected_chars=len(text),
+                        events=(_fallback_event(reason),), turn_key=keys[-1] if keys else None, records=records,
+                        anchor=records[0] if records else None)
 
 
 def _fallback_event(reason: str) -> dict[str, Any]:

@@ -8,7 +8,7 @@ returns the message to forward, the record to keep, and the log events.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from proxy.core.activation import ActivationRequest, find_activations, substitute_arguments
@@ -64,6 +64,12 @@ def fingerprint(selected: tuple[RouteCandidate, ...]) -> str:
 
 def decide_turn(message: Mapping[str, Any], context: SkillContext, config: PreprocessConfig,
                 last_full: LastFullInjection | None, now: float) -> TurnOutcome:
+    outcome = _decide(message, context, config, last_full, now)
+    return replace(outcome, record=replace(outcome.record, tool_mode=config.tool_mode))
+
+
+def _decide(message: Mapping[str, Any], context: SkillContext, config: PreprocessConfig,
+            last_full: LastFullInjection | None, now: float) -> TurnOutcome:
     text = routing_text(message)
     if not text.strip():
         return TurnOutcome(dict(message), TurnRecord(dict(message), "passthrough"), "passthrough")

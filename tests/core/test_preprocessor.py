@@ -138,3 +138,76 @@ def test_fallback_adds_reminder_and_replays_known_turns(context):
     assert message_text(result.messages[-1]).startswith('<skills_runtime_reminder reason="scan timeout or routing error">')
     assert result.events[0] == {"event": "preprocess_fallback", "reason": "timeout"}
     assert fallback(None, None, 0.0).mode == "fallback"
+
+
+def _stored_with(store, result, **changes):
+    from dataclasses import replace
+
+    key, record = result.anchor
+    store.put(key, replace(record, **changes), 0.0)
+
+
+def test_a_mixed_answer_is_replayed_whole_in_place_of_the_clients_copy(context):
+    from proxy.core.conversation import MixedCall
+
+    store = MemoryTurnStore()
+    first = run([user(SQL)], context, store, now=0.0)
+    whole = {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "skp_1", "type": "function", "function": {"name": "read_skill_file", "arguments": "{}"}},
+        {"id": "c1", "type": "function", "function": {"name": "get_weather", "arguments": "{}"}}]}
+    ours = {"role": "tool", "tool_call_id": "skp_1", "content": "# SQL"}
+    _stored_with(store, first, mixed_call=MixedCall(whole, (ours,), ("c1",)))
+    clients_copy = {"role": "assistant", "content": None, "tool_calls": [whole["tool_calls"][1]]}
+    theirs = {"role": "tool", "tool_call_id": "c1", "content": "sunny"}
+    result = run([user(SQL), clients_copy, theirs], context, store, now=1.0)
+    assert result.messages[1:] == [whole, ours, theirs]
+    assert result.anchor[0] == prefix_keys([user(SQL), clients_copy, theirs])[-1]
+
+
+def test_a_mixed_record_only_replaces_the_matching_answer(context):
+    from proxy.core.conversation import MixedCall
+
+    store = MemoryTurnStore()
+    first = run([user(SQL)], context, store, now=0.0)
+    _stored_with(store, first, mixed_call=MixedCall({"role": "assistant", "tool_calls": []}, (), ("other",)))
+    different = {"role": "assistant", "content": "plain answer"}
+    result = run([user(SQL), different, user("thanks")], context, store, now=1.0)
+    assert result.messages[1] == different
+
+
+def test_our_rounds_after_client_tool_results_are_replayed_after_them(context):
+    store = MemoryTurnStore()
+    call = {"role": "assistant", "content": None, "tool_calls": [{"id": "c1"}]}
+    result_msg = {"role": "tool", "tool_call_id": "c1", "content": "42"}
+    history = [user(SQL), call, result_msg]
+    run([user(SQL)], context, store, now=0.0)
+    ends_in_tool = run(history, context, store, now=1.0)
+    assert ends_in_tool.anchor[1].forwarded == result_msg
+    exchange = ({"role": "assistant", "content": None, "tool_calls": [{"id": "skp_9"}]},
+                {"role": "tool", "tool_call_id": "skp_9", "content": "# SQL"})
+    _stored_with(store, ends_in_tool, tool_exchange=exchange)
+    later = run([*history, assistant("done"), user("next")], context, store, now=2.0)
+    assert later.messages[3:6] == [*exchange, assistant("done")]
+    again = run(history, context, store, now=3.0)
+    assert again.messages[1:] == history[1:], "the newest message is never followed by an old exchange"
+
+
+def test_an_identical_request_in_another_tool_mode_is_decided_again(context):
+    from dataclasses import replace
+
+    store = MemoryTurnStore()
+    first = run([user(SQL)], context, store, now=0.0)
+    inline = run([user(SQL)], context, store, now=1.0, config=replace(CONFIG, tool_mode="inline"))
+    assert first.route_header != "replayed" and inline.route_header != "replayed"
+    assert message_text(inline.messages[-1]) != message_text(first.messages[-1])
+    assert run([user(SQL)], context, store, now=2.0, config=replace(CONFIG, tool_mode="inline")).route_header == "replayed"
+
+
+def test_fallback_replays_known_turns_and_keeps_an_anchor_for_tool_results(context):
+    store = MemoryTurnStore()
+    first = run([user(SQL)], context, store, now=0.0)
+    history = [user(SQL), {"role": "assistant", "content": None, "tool_calls": [{"id": "c1"}]},
+               {"role": "tool", "tool_call_id": "c1", "content": "42"}]
+    result = fallback(history, store, 1.0, "timeout")
+    assert result.messages[0] == first.messages[0] and result.messages[1:] == history[1:]
+    assert result.anchor is not None and result.anchor[1].forwarded == history[-1]
