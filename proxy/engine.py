@@ -10,17 +10,19 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 import structlog
 
 from proxy.catalog_watch import LiveCatalog
 from proxy.core.catalog import Catalog
-from proxy.core.conversation import MemoryTurnStore, TurnStore
+from proxy.core.conversation import MemoryTurnStore, MixedCall, TurnRecord, TurnStore
 from proxy.core.preprocessed import Preprocessed
 from proxy.core.preprocessor import fallback, preprocess
 from proxy.core.router import SkillRouter
 from proxy.core.skill import Skill
+from proxy.core.skill_tools import SkillTools
 from proxy.core.turn import PreprocessConfig, SkillContext
 from proxy.settings import Settings
 
@@ -59,17 +61,33 @@ class SkillEngine:
     def context(self) -> SkillContext:
         return self._context
 
-    def preprocess(self, body: dict[str, Any]) -> Preprocessed:
+    def preprocess(self, body: dict[str, Any], tool_mode: str | None = None) -> Preprocessed:
         started = time.monotonic()
-        result = preprocess(body.get("messages"), self._context, self.store, self.config, self._clock())
+        config = replace(self.config, tool_mode=tool_mode) if tool_mode else self.config
+        result = preprocess(body.get("messages"), self._context, self.store, config, self._clock())
         if time.monotonic() - started < COMMIT_MARGIN * self.scan_timeout:
             self._commit(result)
         return result
 
-    def fallback(self, body: dict[str, Any], reason: str) -> Preprocessed:
-        result = fallback(body.get("messages"), self.store, self._clock(), reason)
+    def fallback(self, body: dict[str, Any], reason: str, tool_mode: str | None = None) -> Preprocessed:
+        result = fallback(body.get("messages"), self.store, self._clock(), reason, tool_mode or self.config.tool_mode)
         self._commit(result)
         return result
+
+    def skill_tools(self) -> SkillTools | None:
+        """The skill tools over the current catalog; None when there is no skill to offer."""
+        context = self._context
+        if not context.catalog.skills:
+            return None
+        return SkillTools(context.catalog, context.router, self.config.max_file_bytes)
+
+    def record_tool_exchange(self, anchor: tuple[str, TurnRecord], exchange: list[dict[str, Any]],
+                             mixed: MixedCall | None) -> None:
+        """Keep the proxy's tool rounds with the message they followed, for the next request's replay."""
+        key, record = anchor
+        if not exchange and mixed is None and not record.tool_exchange and record.mixed_call is None:
+            return
+        self.store.put(key, replace(record, tool_exchange=tuple(exchange), mixed_call=mixed), self._clock())
 
     def startup_summary(self) -> dict[str, Any]:
         catalog = self.live.current

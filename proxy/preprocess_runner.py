@@ -18,18 +18,29 @@ from typing import Any, Protocol
 
 import structlog
 
+from proxy.core.conversation import MixedCall, TurnRecord
 from proxy.core.preprocessed import Preprocessed
+from proxy.core.tool_rounds import ToolRunner
 
 log = structlog.get_logger("proxy.preprocess")
 
 
 class ChatPreprocessor(Protocol):
-    def preprocess(self, body: dict[str, Any]) -> Preprocessed:
+    def preprocess(self, body: dict[str, Any], tool_mode: str | None = None) -> Preprocessed:
         """The rewritten messages for a chat request (sync, CPU-bound; may raise or be slow)."""
         ...
 
-    def fallback(self, body: dict[str, Any], reason: str) -> Preprocessed:
+    def fallback(self, body: dict[str, Any], reason: str, tool_mode: str | None = None) -> Preprocessed:
         """The messages with the fallback reminder; never raises."""
+        ...
+
+    def skill_tools(self) -> ToolRunner | None:
+        """The proxy's skill tools over the current catalog, or None when there are none to offer."""
+        ...
+
+    def record_tool_exchange(self, anchor: tuple[str, TurnRecord], exchange: list[dict[str, Any]],
+                             mixed: MixedCall | None) -> None:
+        """Keep a request's tool rounds so the next request can replay them."""
         ...
 
     def startup_summary(self) -> dict[str, Any]:
@@ -37,11 +48,12 @@ class ChatPreprocessor(Protocol):
         ...
 
 
-async def run_preprocessor(engine: ChatPreprocessor, body: dict[str, Any], timeout: float) -> Preprocessed:
-    """`engine.preprocess(body)` within `timeout` seconds, else `engine.fallback`."""
+async def run_preprocessor(engine: ChatPreprocessor, body: dict[str, Any], timeout: float,
+                           tool_mode: str | None = None) -> Preprocessed:
+    """`engine.preprocess(body, tool_mode)` within `timeout` seconds, else `engine.fallback`."""
     started = time.perf_counter()
     # The thread cannot be stopped on timeout; give it its own copy of the request.
-    work = asyncio.to_thread(engine.preprocess, copy.deepcopy(body))
+    work = asyncio.to_thread(engine.preprocess, copy.deepcopy(body), tool_mode)
     try:
         return await asyncio.wait_for(work, timeout)
     except TimeoutError:
@@ -51,7 +63,7 @@ async def run_preprocessor(engine: ChatPreprocessor, body: dict[str, Any], timeo
         log.warning("preprocess_error", error_type=type(exc).__name__, exc_info=exc)
     elapsed_ms = round((time.perf_counter() - started) * 1000, 1)
     log.warning("preprocess_fallback", reason=reason, elapsed_ms=elapsed_ms)
-    return engine.fallback(body, reason)
+    return engine.fallback(body, reason, tool_mode)
 
 
 def log_decision_events(result: Preprocessed) -> None:

@@ -15,6 +15,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import scripted_model
+
+TOOLS_REFUSED = json.dumps({"error": {"code": 400, "type": "invalid_request_error", "message":
+                           "tools param requires --jinja flag"}}).encode()
 SSE_WORDS = ["Hello", " from", " the", " fake", " upstream"]
 
 
@@ -150,6 +154,10 @@ class FakeUpstream:
         elif model == "slow-json":
             await asyncio.sleep(1.5)
             await _json(send, record, 200, completion("late"))
+        elif model in ("scripted", "tool-looper"):
+            await self._scripted(record, send, gone)
+        elif model == "tools-refused" and "tools" in record.json:
+            await _send(send, record, 400, TOOLS_REFUSED, "application/json")
         elif model in SSE_SCENARIOS:
             await SSE_SCENARIOS[model](self, record, send, gone)
         else:
@@ -172,6 +180,17 @@ class FakeUpstream:
                 await asyncio.sleep(self.delay)
         record.finished = True
         await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+    async def _scripted(self, record: Recorded, send: Any, gone: asyncio.Event) -> None:
+        body, headers = record.json, dict(record.headers)
+        step = scripted_model.current_step(body, scripted_model.script_for(body, headers))
+        if "fail" in step:
+            error = {"error": {"message": "the model runner crashed", "type": "server_error", "code": None}}
+            await _json(send, record, step["fail"], error)
+        elif body.get("stream"):
+            await self._sse(record, send, scripted_model.stream_events(body, headers), gone)
+        else:
+            await _json(send, record, 200, scripted_model.completion(body, headers))
 
     async def _split(self, record: Recorded, send: Any, gone: asyncio.Event) -> None:
         event = chunk({"content": "split"})
