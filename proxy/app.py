@@ -97,7 +97,7 @@ class _Routes:
         async with DisconnectWatch(request.receive) as watch:
             result = await self._preprocess(body, tool_mode, fields, watch)
             forwarded, tools = self._with_skill_tools({**body, "messages": result.messages}, tool_mode)
-            fields["tool_mode"] = tool_mode if tools or tool_mode != "server" else "none"
+            fields.update(tool_mode=tool_mode, skill_tools=tools is not None)
             answer = await watch.guard(self._send_chat(request, forwarded))
             if tools is None:
                 return await self._respond(answer, watch)

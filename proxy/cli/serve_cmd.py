@@ -10,7 +10,7 @@ import argparse
 import sys
 from typing import IO, Any
 
-from proxy.settings import LOG_FORMATS, Settings, SettingsError, load_settings
+from proxy.settings import LOG_FORMATS, TOOL_MODES, Settings, SettingsError, load_settings
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -26,6 +26,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     parser.add_argument("--root", dest="roots", metavar="DIR", action="append",
                         help="a skill root; repeat for several (replaces the configured roots)")
     parser.add_argument("--log-format", choices=LOG_FORMATS, help="json or console (default: console on a terminal)")
+    parser.add_argument("--tool-mode", choices=TOOL_MODES,
+                        help="server: the proxy runs the skill tools (default); inline: skill instructions in the "
+                             "prompt, for models without tool calling; client: file locations for the client's tools")
+    parser.add_argument("--max-tool-rounds", type=int, metavar="N",
+                        help="rounds of skill tool calls the proxy runs per request (default 6)")
     parser.set_defaults(func=run)
 
 
@@ -61,6 +66,8 @@ def print_banner(settings: Settings, summary: dict[str, Any], out: IO[str]) -> N
         + (" (run `skillproxy lint` to see them)" if warnings else ""),
         "  roots:    " + (", ".join(str(r) for r in roots) or "(none)"),
         f"  upstream: {settings.upstream}",
+        f"  tools:    {settings.tool_mode} mode" + (" (the proxy runs list_skills, read_skill_file, list_skill_files)"
+                                                    if settings.tool_mode == "server" else ""),
         f"  base URL: {client_base_url(settings)}   <- give this to your client (OPENAI_BASE_URL)",
     ]
     if settings.api_keys:
@@ -84,4 +91,6 @@ def _overrides(args: argparse.Namespace) -> dict[str, Any]:
         "upstream": args.upstream,
         "roots": tuple(args.roots) if args.roots else None,
         "log_format": args.log_format,
+        "tool_mode": args.tool_mode,
+        "max_tool_rounds": args.max_tool_rounds,
     }

@@ -68,3 +68,17 @@ def test_a_settings_error_prints_the_message_and_exits_2(served, tmp_path, capsy
     assert main(["serve", "--upstream", "ftp://x"]) == 2
     assert "upstream" in capsys.readouterr().err
     assert "app" not in served
+
+
+def test_tool_mode_comes_from_the_flag_or_the_environment(served, monkeypatch, capsys):
+    monkeypatch.setenv("SKILLPROXY_TOOL_MODE", "client")
+    assert main(["serve"]) == 0
+    assert served["settings"].tool_mode == "client"
+    assert "tools:    client mode" in capsys.readouterr().err
+    assert main(["serve", "--tool-mode", "inline", "--max-tool-rounds", "2"]) == 0
+    assert (served["settings"].tool_mode, served["settings"].max_tool_rounds) == ("inline", 2)
+    monkeypatch.delenv("SKILLPROXY_TOOL_MODE")
+    main(["serve"])
+    assert "tools:    server mode (the proxy runs list_skills" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["serve", "--tool-mode", "sideways"])

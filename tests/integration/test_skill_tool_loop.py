@@ -87,6 +87,7 @@ def test_non_stream_the_model_reads_the_skill_and_the_client_sees_only_the_answe
         ("read_skill_file", "sql-query-tuning", True), ("list_skill_files", "sql-query-tuning", True)]
     line = logs.wait_for("request", path="/v1/chat/completions")
     assert line["tool_rounds"] == 2 and line["tool_calls"] == 2
+    assert line["tool_mode"] == "server" and line["skill_tools"] is True
 
 
 def scripted_usage(recorded) -> dict:
