@@ -328,3 +328,19 @@ def assert_extends(longer: list[dict], shorter: list[dict], where: str) -> None:
     assert len(longer) > len(shorter), where
     for index, (a, b) in enumerate(zip(longer, shorter)):
         assert canonical(a) == canonical(b), f"{where}: message {index} differs"
+
+
+def test_a_client_leaving_mid_loop_stops_the_rounds_and_the_proxy_serves_on(running, upstream):
+    upstream.delay = 0.3
+    try:
+        body = {"model": "scripted", "messages": ask(), "stream": True}
+        with httpx.stream("POST", running.base_url + "/chat/completions", json=body) as response:
+            for line in response.iter_lines():
+                if "Let" in line:
+                    break
+        assert upstream.received[0].closed_early.wait(5), "the upstream round was closed when the client left"
+    finally:
+        upstream.delay = 0.01
+    assert len(upstream.received) == 1, "no further round after the client left"
+    answer = client_for(running).chat.completions.create(model="scripted", messages=ask())
+    assert answer.choices[0].message.content == FINAL
