@@ -1,0 +1,119 @@
+"""`POST /v1/chat/completions`: preprocess, add the skill tools, forward, run the tool loop.
+
+What lives here: one chat request from body to answer. The preprocessor runs
+under the scan timeout; in server tool mode the proxy's skill tools are added
+and `ToolLoop` answers; an upstream that refuses tools gets the request again
+in inline mode and the model is remembered.
+
+What must not: talk httpx, render errors, or decide routes (the engine does).
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import structlog
+from fastapi import Request, Response
+from fastapi.responses import JSONResponse
+
+from proxy.core.preprocessed import Preprocessed
+from proxy.core.skill_tools import tool_definitions
+from proxy.core.tool_calls import add_tools
+from proxy.core.tool_mode import rejects_tools, tool_mode_for
+from proxy.core.tool_rounds import ToolRounds
+from proxy.errors import normalise_error
+from proxy.forwarding import Forwarder, streaming_response
+from proxy.middleware import DisconnectWatch, request_fields
+from proxy.preprocess_runner import ChatPreprocessor, log_decision_events, run_preprocessor
+from proxy.request_body import parse_chat_body, read_body
+from proxy.settings import Settings
+from proxy.tool_loop import ToolLoop
+from proxy.upstream import UpstreamResponse
+
+log = structlog.get_logger("proxy.chat")
+
+
+class ChatCompletions:
+    def __init__(self, settings: Settings, engine: ChatPreprocessor, forwarder: Forwarder) -> None:
+        self.settings = settings
+        self.engine = engine
+        self.forwarder = forwarder
+        self.tools_refused: set[str] = set()  # models whose upstream rejected our tools: inline from now on
+
+    async def handle(self, request: Request) -> Response:
+        body = parse_chat_body(await read_body(request, self.settings.max_body_bytes))
+        fields = request_fields(request.scope)
+        fields.update(model=body.get("model"), stream=bool(body.get("stream")))
+        tool_mode, why = tool_mode_for(self.settings.tool_mode, body, self.tools_refused)
+        if why:
+            log.info("tool_mode_changed", tool_mode=tool_mode, reason=why)
+        async with DisconnectWatch(request.receive) as watch:
+            result = await self._preprocess(body, tool_mode, fields, watch)
+            forwarded, tools = self._with_skill_tools({**body, "messages": result.messages}, tool_mode)
+            fields.update(tool_mode=tool_mode, skill_tools=tools is not None)
+            answer = await watch.guard(self._send_chat(request, forwarded))
+            if tools is None:
+                return await self.forwarder.respond(answer, watch)
+            if answer.status >= 400:
+                return await self._answer_refusal(request, body, answer, watch)
+            loop = ToolLoop(ToolRounds(tools[0], tools[1], self.settings.max_tool_rounds, _call_id), forwarded,
+                            lambda next_body: self._send_chat(request, next_body), self.forwarder.upstream.base_url,
+                            self._finisher(result, fields))
+            if body.get("stream") and answer.is_event_stream:
+                return streaming_response(answer, loop.stream(answer))
+            return await loop.complete(answer, watch.guard)
+
+    async def _preprocess(self, body: dict[str, Any], tool_mode: str, fields: dict[str, Any],
+                          watch: DisconnectWatch) -> Preprocessed:
+        result = await watch.guard(run_preprocessor(self.engine, body, self.settings.scan_timeout, tool_mode))
+        log_decision_events(result)
+        fields.update(mode=result.mode, selected=list(result.selected), route=result.route_header)
+        return result
+
+    def _with_skill_tools(self, body: dict[str, Any], tool_mode: str) -> tuple[dict[str, Any], Any]:
+        """The body with the proxy's tools added in server mode, and (runner, names added) or None."""
+        runner = self.engine.skill_tools() if tool_mode == "server" else None
+        if runner is None:
+            return body, None
+        with_tools, added = add_tools(body, tool_definitions())
+        return (with_tools, (runner, added)) if added else (body, None)
+
+    async def _answer_refusal(self, request: Request, body: dict[str, Any], answer: UpstreamResponse,
+                              watch: DisconnectWatch) -> Response:
+        """An error answer to a request with our tools: retried inline when it was about the tools."""
+        try:
+            raw = await watch.guard(answer.read())
+        finally:
+            await answer.aclose()
+        if not rejects_tools(answer.status, raw):
+            return JSONResponse(normalise_error(answer.status, raw, self.forwarder.upstream.base_url), answer.status)
+        model = str(body.get("model"))
+        self.tools_refused.add(model)
+        log.warning("upstream_rejected_tools", model=model, status=answer.status,
+                    message=raw[:300].decode("utf-8", "replace"), now_using="inline")
+        fields = request_fields(request.scope)
+        fields["tool_mode"] = "inline"
+        result = await self._preprocess(body, "inline", fields, watch)
+        retry = await watch.guard(self._send_chat(request, {**body, "messages": result.messages}))
+        return await self.forwarder.respond(retry, watch)
+
+    def _finisher(self, result: Preprocessed, fields: dict[str, Any]) -> Callable[[ToolRounds], None]:
+        def finish(rounds: ToolRounds) -> None:
+            fields.update(tool_rounds=rounds.rounds, tool_calls=rounds.calls)
+            if result.anchor is not None and (rounds.exchange or rounds.mixed is not None):
+                self.engine.record_tool_exchange(result.anchor, rounds.exchange, rounds.mixed)
+            if rounds.rounds:
+                log.info("tool_loop", rounds=rounds.rounds, calls=rounds.calls, mixed=rounds.mixed is not None,
+                         capped=rounds.capped)
+        return finish
+
+    async def _send_chat(self, request: Request, body: dict[str, Any]) -> UpstreamResponse:
+        content = json.dumps(body, ensure_ascii=False).encode("utf-8")
+        return await self.forwarder.send(request, "chat/completions", content, keep_length=False)
+
+
+def _call_id() -> str:
+    return f"call_skp_{uuid.uuid4().hex[:24]}"
