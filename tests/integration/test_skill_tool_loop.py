@@ -123,20 +123,6 @@ def test_stream_has_one_done_and_no_usage_unless_asked(running, upstream):
     assert b'"usage"' not in raw and b"call_skp_" not in raw and b"read_skill_file" not in raw
 
 
-def test_first_round_content_is_forwarded_before_the_tools_run(running, upstream):
-    """Unbuffered: the client reads round one's words while round two has not been asked for yet."""
-    upstream.delay = 0.3
-    try:
-        body = {"model": "scripted", "messages": ask(), "stream": True}
-        with httpx.stream("POST", running.base_url + "/chat/completions", json=body) as response:
-            for line in response.iter_lines():
-                if "Let" in line:
-                    assert len(upstream.received) == 1
-                    break
-    finally:
-        upstream.delay = 0.01
-
-
 # ---- client tools ------------------------------------------------------------------------
 
 WEATHER = {"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}
@@ -330,13 +316,15 @@ def assert_extends(longer: list[dict], shorter: list[dict], where: str) -> None:
         assert canonical(a) == canonical(b), f"{where}: message {index} differs"
 
 
-def test_a_client_leaving_mid_loop_stops_the_rounds_and_the_proxy_serves_on(running, upstream):
+def test_round_one_arrives_unbuffered_and_a_client_leaving_stops_the_rounds(running, upstream):
+    """The client reads round one's words before round two is asked for; leaving then ends the loop."""
     upstream.delay = 0.3
     try:
         body = {"model": "scripted", "messages": ask(), "stream": True}
         with httpx.stream("POST", running.base_url + "/chat/completions", json=body) as response:
             for line in response.iter_lines():
                 if "Let" in line:
+                    assert len(upstream.received) == 1
                     break
         assert upstream.received[0].closed_early.wait(5), "the upstream round was closed when the client left"
     finally:
