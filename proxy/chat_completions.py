@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import structlog
@@ -20,11 +21,12 @@ from fastapi import Request, Response
 from fastapi.responses import JSONResponse
 
 from proxy.core.preprocessed import Preprocessed
+from proxy.core.request_options import BadSkillsHeader, RequestOptions, options_from_headers
 from proxy.core.skill_tools import tool_definitions
 from proxy.core.tool_calls import add_tools
 from proxy.core.tool_mode import rejects_tools, tool_mode_for
 from proxy.core.tool_rounds import ToolRounds
-from proxy.errors import normalise_error
+from proxy.errors import BadRequest, normalise_error
 from proxy.forwarding import Forwarder, streaming_response
 from proxy.middleware import DisconnectWatch, request_fields
 from proxy.preprocess_runner import ChatPreprocessor, log_decision_events, run_preprocessor
@@ -47,18 +49,16 @@ class ChatCompletions:
         body = parse_chat_body(await read_body(request, self.settings.max_body_bytes))
         fields = request_fields(request.scope)
         fields.update(model=body.get("model"), stream=bool(body.get("stream")))
-        tool_mode, why = tool_mode_for(self.settings.tool_mode, body, self.tools_refused)
-        if why:
-            log.info("tool_mode_changed", tool_mode=tool_mode, reason=why)
+        options = self._options(request, body)
         async with DisconnectWatch(request.receive) as watch:
-            result = await self._preprocess(body, tool_mode, fields, watch)
-            forwarded, tools = self._with_skill_tools({**body, "messages": result.messages}, tool_mode)
-            fields.update(tool_mode=tool_mode, skill_tools=tools is not None)
+            result = await self._preprocess(body, options, fields, watch)
+            forwarded, tools = self._with_skill_tools({**body, "messages": result.messages}, options)
+            fields.update(tool_mode=options.tool_mode, skill_tools=tools is not None)
             answer = await watch.guard(self._send_chat(request, forwarded))
             if tools is None:
                 return await self.forwarder.respond(answer, watch)
             if answer.status >= 400:
-                return await self._answer_refusal(request, body, answer, watch)
+                return await self._answer_refusal(request, body, options, answer, watch)
             loop = ToolLoop(ToolRounds(tools[0], tools[1], self.settings.max_tool_rounds, _call_id), forwarded,
                             lambda next_body: self._send_chat(request, next_body), self.forwarder.upstream.base_url,
                             self._finisher(result, fields))
@@ -66,23 +66,38 @@ class ChatCompletions:
                 return streaming_response(answer, loop.stream(answer))
             return await loop.complete(answer, watch.guard)
 
-    async def _preprocess(self, body: dict[str, Any], tool_mode: str, fields: dict[str, Any],
+    def _options(self, request: Request, body: dict[str, Any]) -> RequestOptions:
+        """The request's X-Skills-* choices and its tool mode; a bad header is a 400."""
+        try:
+            options = options_from_headers({k.lower(): v for k, v in request.headers.items()})
+        except BadSkillsHeader as exc:
+            raise BadRequest(str(exc), code="invalid_skills_header") from None
+        tool_mode, why = tool_mode_for(self.settings.tool_mode, body, self.tools_refused)
+        if why:
+            log.info("tool_mode_changed", tool_mode=tool_mode, reason=why)
+        return replace(options, tool_mode=tool_mode)
+
+    async def _preprocess(self, body: dict[str, Any], options: RequestOptions, fields: dict[str, Any],
                           watch: DisconnectWatch) -> Preprocessed:
-        result = await watch.guard(run_preprocessor(self.engine, body, self.settings.scan_timeout, tool_mode))
+        if options.skills_mode == "off":
+            result = Preprocessed(body["messages"], "passthrough", "off")
+        else:
+            result = await watch.guard(run_preprocessor(self.engine, body, self.settings.scan_timeout, options))
         log_decision_events(result)
         fields.update(mode=result.mode, selected=list(result.selected), route=result.route_header)
         return result
 
-    def _with_skill_tools(self, body: dict[str, Any], tool_mode: str) -> tuple[dict[str, Any], Any]:
+    def _with_skill_tools(self, body: dict[str, Any], options: RequestOptions) -> tuple[dict[str, Any], Any]:
         """The body with the proxy's tools added in server mode, and (runner, names added) or None."""
-        runner = self.engine.skill_tools() if tool_mode == "server" else None
+        wanted = options.tool_mode == "server" and options.skills_mode != "off"
+        runner = self.engine.skill_tools(options) if wanted else None
         if runner is None:
             return body, None
         with_tools, added = add_tools(body, tool_definitions())
         return (with_tools, (runner, added)) if added else (body, None)
 
-    async def _answer_refusal(self, request: Request, body: dict[str, Any], answer: UpstreamResponse,
-                              watch: DisconnectWatch) -> Response:
+    async def _answer_refusal(self, request: Request, body: dict[str, Any], options: RequestOptions,
+                              answer: UpstreamResponse, watch: DisconnectWatch) -> Response:
         """An error answer to a request with our tools: retried inline when it was about the tools."""
         try:
             raw = await watch.guard(answer.read())
@@ -96,7 +111,7 @@ class ChatCompletions:
                     message=raw[:300].decode("utf-8", "replace"), now_using="inline")
         fields = request_fields(request.scope)
         fields["tool_mode"] = "inline"
-        result = await self._preprocess(body, "inline", fields, watch)
+        result = await self._preprocess(body, replace(options, tool_mode="inline"), fields, watch)
         retry = await watch.guard(self._send_chat(request, {**body, "messages": result.messages}))
         return await self.forwarder.respond(retry, watch)
 

@@ -20,8 +20,10 @@ from proxy.core.catalog import Catalog
 from proxy.core.conversation import MemoryTurnStore, MixedCall, TurnRecord, TurnStore
 from proxy.core.preprocessed import Preprocessed
 from proxy.core.preprocessor import fallback, preprocess
+from proxy.core.request_options import RequestOptions
 from proxy.core.router import SkillRouter
 from proxy.core.skill import Skill
+from proxy.core.skill_scope import SkillScope
 from proxy.core.skill_tools import SkillTools
 from proxy.core.turn import PreprocessConfig, SkillContext
 from proxy.settings import Settings
@@ -38,8 +40,10 @@ RouterFactory = Callable[[Sequence[Skill]], SkillRouter]
 
 class SkillEngine:
     def __init__(self, live: LiveCatalog, config: PreprocessConfig, store: TurnStore, scan_timeout: float,
-                 router_factory: RouterFactory = SkillRouter, clock: Callable[[], float] = time.time) -> None:
+                 router_factory: RouterFactory = SkillRouter, clock: Callable[[], float] = time.time,
+                 scope: SkillScope = SkillScope()) -> None:
         self.live = live
+        self.scope = scope  # enabled_skills and disabled_skills
         self.config = config
         self.store = store
         self.scan_timeout = scan_timeout
@@ -52,7 +56,8 @@ class SkillEngine:
     def from_settings(cls, settings: Settings, start_watching: bool = True, **kwargs: Any) -> SkillEngine:
         live = LiveCatalog(settings.roots, settings.max_skill_file_bytes)
         engine = cls(live, preprocess_config(settings), MemoryTurnStore(settings.state_max_entries, settings.state_ttl),
-                     settings.scan_timeout, **kwargs)
+                     settings.scan_timeout, scope=SkillScope.of(settings.enabled_skills, settings.disabled_skills),
+                     **kwargs)
         if start_watching:
             live.start()
         return engine
@@ -61,22 +66,28 @@ class SkillEngine:
     def context(self) -> SkillContext:
         return self._context
 
-    def preprocess(self, body: dict[str, Any], tool_mode: str | None = None) -> Preprocessed:
+    def preprocess(self, body: dict[str, Any], options: RequestOptions | None = None) -> Preprocessed:
         started = time.monotonic()
-        config = replace(self.config, tool_mode=tool_mode) if tool_mode else self.config
-        result = preprocess(body.get("messages"), self._context, self.store, config, self._clock())
+        config, context = self._for_request(options or RequestOptions())
+        result = preprocess(body.get("messages"), context, self.store, config, self._clock())
         if time.monotonic() - started < COMMIT_MARGIN * self.scan_timeout:
             self._commit(result)
         return result
 
-    def fallback(self, body: dict[str, Any], reason: str, tool_mode: str | None = None) -> Preprocessed:
-        result = fallback(body.get("messages"), self.store, self._clock(), reason, tool_mode or self.config.tool_mode)
+    def fallback(self, body: dict[str, Any], reason: str, options: RequestOptions | None = None) -> Preprocessed:
+        tool_mode = (options.tool_mode if options else None) or self.config.tool_mode
+        result = fallback(body.get("messages"), self.store, self._clock(), reason, tool_mode)
         self._commit(result)
         return result
 
-    def skill_tools(self) -> SkillTools | None:
-        """The skill tools over the current catalog; None when there is no skill to offer."""
-        context = self._context
+    def _for_request(self, options: RequestOptions) -> tuple[PreprocessConfig, SkillContext]:
+        config = replace(self.config, tool_mode=options.tool_mode or self.config.tool_mode,
+                         routing=options.skills_mode != "explicit")
+        return config, self._context.narrowed(options.scope)
+
+    def skill_tools(self, options: RequestOptions | None = None) -> SkillTools | None:
+        """The skill tools over the current catalog (in the request's scope); None when there is no skill."""
+        context = self._context.narrowed((options or RequestOptions()).scope)
         if not context.catalog.skills:
             return None
         return SkillTools(context.catalog, context.router, self.config.max_file_bytes)
@@ -103,7 +114,8 @@ class SkillEngine:
             self.store.put(key, record, now)
 
     def _build_context(self, catalog: Catalog) -> SkillContext:
-        return SkillContext(catalog, self._router_factory(catalog.skills))
+        enabled = catalog.scoped(self.scope)
+        return SkillContext(enabled, self._router_factory(enabled.skills))
 
     def _on_catalog_change(self, old: Catalog, new: Catalog) -> None:
         self._context = self._build_context(new)

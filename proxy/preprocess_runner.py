@@ -20,21 +20,22 @@ import structlog
 
 from proxy.core.conversation import MixedCall, TurnRecord
 from proxy.core.preprocessed import Preprocessed
+from proxy.core.request_options import RequestOptions
 from proxy.core.tool_rounds import ToolRunner
 
 log = structlog.get_logger("proxy.preprocess")
 
 
 class ChatPreprocessor(Protocol):
-    def preprocess(self, body: dict[str, Any], tool_mode: str | None = None) -> Preprocessed:
+    def preprocess(self, body: dict[str, Any], options: RequestOptions | None = None) -> Preprocessed:
         """The rewritten messages for a chat request (sync, CPU-bound; may raise or be slow)."""
         ...
 
-    def fallback(self, body: dict[str, Any], reason: str, tool_mode: str | None = None) -> Preprocessed:
+    def fallback(self, body: dict[str, Any], reason: str, options: RequestOptions | None = None) -> Preprocessed:
         """The messages with the fallback reminder; never raises."""
         ...
 
-    def skill_tools(self) -> ToolRunner | None:
+    def skill_tools(self, options: RequestOptions | None = None) -> ToolRunner | None:
         """The proxy's skill tools over the current catalog, or None when there are none to offer."""
         ...
 
@@ -49,11 +50,11 @@ class ChatPreprocessor(Protocol):
 
 
 async def run_preprocessor(engine: ChatPreprocessor, body: dict[str, Any], timeout: float,
-                           tool_mode: str | None = None) -> Preprocessed:
-    """`engine.preprocess(body, tool_mode)` within `timeout` seconds, else `engine.fallback`."""
+                           options: RequestOptions | None = None) -> Preprocessed:
+    """`engine.preprocess(body, options)` within `timeout` seconds, else `engine.fallback`."""
     started = time.perf_counter()
     # The thread cannot be stopped on timeout; give it its own copy of the request.
-    work = asyncio.to_thread(engine.preprocess, copy.deepcopy(body), tool_mode)
+    work = asyncio.to_thread(engine.preprocess, copy.deepcopy(body), options)
     try:
         return await asyncio.wait_for(work, timeout)
     except TimeoutError:
@@ -63,7 +64,7 @@ async def run_preprocessor(engine: ChatPreprocessor, body: dict[str, Any], timeo
         log.warning("preprocess_error", error_type=type(exc).__name__, exc_info=exc)
     elapsed_ms = round((time.perf_counter() - started) * 1000, 1)
     log.warning("preprocess_fallback", reason=reason, elapsed_ms=elapsed_ms)
-    return engine.fallback(body, reason, tool_mode)
+    return engine.fallback(body, reason, options)
 
 
 def log_decision_events(result: Preprocessed) -> None:

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
 
 from proxy.core.skill import Finding, Skill
+from proxy.core.skill_scope import SkillScope
 from proxy.core.skill_files import DEFAULT_MAX_FILE_BYTES
 from proxy.core.skill_loader import load_skill
 
@@ -56,6 +57,12 @@ class Catalog:
         """Resolve a name: exact, then case-insensitive, then by folder name."""
         folded = name.casefold()
         return self._by_name.get(name) or self._by_folded_name.get(folded) or self._by_folder.get(folded)
+
+    def scoped(self, scope: SkillScope) -> Catalog:
+        """The catalog with only the skills `scope` admits (shadowed and skipped ones kept for lint)."""
+        if scope.is_everything:
+            return self
+        return replace(self, skills=tuple(skill for skill in self.skills if scope.admits(skill)))
 
     @property
     def names(self) -> tuple[str, ...]:

@@ -134,7 +134,9 @@ class SkillTools:
         limit = _limit(args.get("limit"))
         invocable = [skill for skill in self._catalog.skills if skill.model_invocable]
         if query:
-            chosen = [c.skill for c in self._router.search(query, limit) if c.skill.model_invocable]
+            in_catalog = {skill.name for skill in invocable}
+            ranked = self._router.search(query, max(limit * 4, 40))
+            chosen = [c.skill for c in ranked if c.skill.name in in_catalog][:limit]
         else:
             chosen = sorted(invocable, key=lambda s: s.name)[:limit]
         payload: dict[str, Any] = {"skills": [_summary(s) for s in chosen], "total": len(invocable),

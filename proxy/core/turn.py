@@ -18,7 +18,8 @@ from proxy.core.decision_events import activation_events, route_events
 from proxy.core.messages import prepend_block, replace_text, routing_text
 from proxy.core.packets import (REASON_NO_ROUTE, REASON_UNCHANGED, Expansion, explicit_text, invocation_packet,
                                 reminder, routed_injection)
-from proxy.core.router import RouteCandidate, RouteDecision, SkillRouter
+from proxy.core.router import RouteCandidate, RouteDecision, SkillRouter, select
+from proxy.core.skill_scope import SkillScope
 from proxy.core.skill_files import DEFAULT_MAX_FILE_BYTES, read_skill_body
 
 
@@ -29,14 +30,37 @@ class PreprocessConfig:
     slash_activation: bool = True
     tool_mode: str = "server"
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+    routing: bool = True  # False: only explicit activation (X-Skills-Mode: explicit)
+
+
+_EVERY_SKILL = 100_000  # a search limit that ranks every skill with any match
 
 
 @dataclass(frozen=True)
 class SkillContext:
-    """What one request is preprocessed against: a catalog and its router, built together."""
+    """What one request is preprocessed against: a catalog and its router, built together.
+
+    `scope` narrows a request to some of the catalog's skills (X-Skills-Allow
+    and -Deny): `catalog` is already narrowed, and `route` ranks only skills in
+    scope, so a denied skill cannot push an allowed one out of the shortlist.
+    """
 
     catalog: Catalog
     router: SkillRouter
+    scope: SkillScope = SkillScope()
+
+    def narrowed(self, scope: SkillScope) -> SkillContext:
+        if scope.is_everything:
+            return self
+        return SkillContext(self.catalog.scoped(scope), self.router, self.scope.narrowed(scope))
+
+    def route(self, text: str, max_selected: int) -> RouteDecision:
+        decision = self.router.route(text, max_selected)
+        if self.scope.is_everything:
+            return decision
+        ranked = [c for c in self.router.search(text, _EVERY_SKILL) if self.scope.admits(c.skill)]
+        shortlist = tuple(ranked[:len(decision.candidates) or 10])
+        return replace(decision, selected=select(shortlist, max_selected), candidates=shortlist)
 
 
 @dataclass(frozen=True)
@@ -76,7 +100,9 @@ def _decide(message: Mapping[str, Any], context: SkillContext, config: Preproces
     request = find_activations(text, context.catalog, config.slash_activation)
     if request is not None:
         return _explicit(message, request, config)
-    decision = context.router.route(text, config.max_routed_skills)
+    if not config.routing:
+        return TurnOutcome(dict(message), TurnRecord(dict(message), "passthrough"), "passthrough")
+    decision = context.route(text, config.max_routed_skills)
     return _routed(message, text, decision, config, last_full, now)
 
 

@@ -33,7 +33,7 @@ class MarkerEngine:
     def __init__(self) -> None:
         self.seen: list[dict[str, Any]] = []
 
-    def preprocess(self, body: dict[str, Any], tool_mode: str | None = None) -> Preprocessed:
+    def preprocess(self, body: dict[str, Any], options: Any = None) -> Preprocessed:
         self.seen.append(body)
         return Preprocessed(
             messages=prepend_to_last_user(body["messages"], MARKER),
@@ -42,14 +42,14 @@ class MarkerEngine:
                     {"event": "context_injection", "chars": len(MARKER)}),
         )
 
-    def fallback(self, body: dict[str, Any], reason: str, tool_mode: str | None = None) -> Preprocessed:
+    def fallback(self, body: dict[str, Any], reason: str, options: Any = None) -> Preprocessed:
         return Preprocessed(messages=prepend_to_last_user(body["messages"], FALLBACK + " "),
                             mode="fallback", route_header="fallback")
 
     def startup_summary(self) -> dict[str, Any]:
         return {"skills": 1, "warnings": 0, "roots": ["skills"]}
 
-    def skill_tools(self) -> None:
+    def skill_tools(self, options: Any = None) -> None:
         return None  # no tools: requests go through untouched apart from the marker
 
     def record_tool_exchange(self, anchor: Any, exchange: Any, mixed: Any) -> None:
@@ -61,13 +61,13 @@ class SlowEngine(MarkerEngine):
         super().__init__()
         self.seconds = seconds
 
-    def preprocess(self, body: dict[str, Any], tool_mode: str | None = None) -> Preprocessed:
+    def preprocess(self, body: dict[str, Any], options: Any = None) -> Preprocessed:
         time.sleep(self.seconds)
         return super().preprocess(body)
 
 
 class RaisingEngine(MarkerEngine):
-    def preprocess(self, body: dict[str, Any], tool_mode: str | None = None) -> Preprocessed:
+    def preprocess(self, body: dict[str, Any], options: Any = None) -> Preprocessed:
         raise RuntimeError("router exploded")
 
 
@@ -79,7 +79,7 @@ class BlockingEngine(MarkerEngine):
         self.started = threading.Event()
         self.release = threading.Event()
 
-    def preprocess(self, body: dict[str, Any], tool_mode: str | None = None) -> Preprocessed:
+    def preprocess(self, body: dict[str, Any], options: Any = None) -> Preprocessed:
         self.started.set()
         self.release.wait(10)
         return super().preprocess(body)

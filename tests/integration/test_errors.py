@@ -132,10 +132,10 @@ def test_unknown_paths_get_an_openai_shaped_404(proxy, upstream):
 
 def test_an_unexpected_bug_is_a_500_without_traceback(start_proxy, upstream):
     class Broken:
-        def preprocess(self, body, tool_mode=None):
+        def preprocess(self, body, options=None):
             raise RuntimeError("x")
 
-        def fallback(self, body, reason, tool_mode=None):
+        def fallback(self, body, reason, options=None):
             raise RuntimeError("fallback broke too")
 
     proxy = start_proxy(Broken())
