@@ -1,7 +1,8 @@
 """The web app: `create_app(settings, engine)` and its routes.
 
 What lives here: the routes. `POST /v1/chat/completions` is
-`proxy.chat_completions`; every other `/v1/...` path and method is forwarded
+`proxy.chat_completions`, `/v1/skills...` is `proxy.skills_api`; every other
+`/v1/...` path and method is forwarded
 untouched; `/healthz` and `/readyz`; an OpenAI-shaped 404 elsewhere.
 
 What must not: talk httpx (see `proxy.upstream`), render errors (see
@@ -25,6 +26,8 @@ from proxy.middleware import DisconnectWatch, RequestContext
 from proxy.preprocess_runner import ChatPreprocessor
 from proxy.request_body import capped_stream, check_declared_length
 from proxy.settings import Settings
+from proxy.skills_api import SkillsApi
+from proxy.skills_api import register as register_skills_api
 from proxy.upstream import Upstream
 
 ALL_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
@@ -46,6 +49,7 @@ def create_app(settings: Settings, engine: ChatPreprocessor, upstream: Upstream 
     app.add_api_route("/readyz", proxy.readyz, methods=["GET"])
     app.add_api_route("/v1/chat/completions", ChatCompletions(settings, engine, forwarder).handle,
                       methods=["POST"])
+    register_skills_api(app, SkillsApi(settings, engine))
     app.add_api_route("/v1/{path:path}", proxy.forward, methods=ALL_METHODS)
     app.add_api_route("/{path:path}", proxy.not_found, methods=ALL_METHODS)
     return app

@@ -74,6 +74,15 @@ class SkillEngine:
             self._commit(result)
         return result
 
+    def preview(self, body: dict[str, Any], options: RequestOptions | None = None) -> Preprocessed:
+        """What `preprocess` would do, without keeping anything: for `POST /v1/skills/route`."""
+        config, context = self._for_request(options or RequestOptions())
+        return preprocess(body.get("messages"), context, self.store, config, self._clock())
+
+    def skills(self, options: RequestOptions | None = None) -> Catalog:
+        """The catalog in scope: enabled by config, narrowed by the request."""
+        return self._context.narrowed((options or RequestOptions()).scope).catalog
+
     def fallback(self, body: dict[str, Any], reason: str, options: RequestOptions | None = None) -> Preprocessed:
         tool_mode = (options.tool_mode if options else None) or self.config.tool_mode
         result = fallback(body.get("messages"), self.store, self._clock(), reason, tool_mode)

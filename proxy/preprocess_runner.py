@@ -18,6 +18,7 @@ from typing import Any, Protocol
 
 import structlog
 
+from proxy.core.catalog import Catalog
 from proxy.core.conversation import MixedCall, TurnRecord
 from proxy.core.preprocessed import Preprocessed
 from proxy.core.request_options import RequestOptions
@@ -33,6 +34,14 @@ class ChatPreprocessor(Protocol):
 
     def fallback(self, body: dict[str, Any], reason: str, options: RequestOptions | None = None) -> Preprocessed:
         """The messages with the fallback reminder; never raises."""
+        ...
+
+    def preview(self, body: dict[str, Any], options: RequestOptions | None = None) -> Preprocessed:
+        """What `preprocess` would do, with nothing stored."""
+        ...
+
+    def skills(self, options: RequestOptions | None = None) -> Catalog:
+        """The skills in scope for a request."""
         ...
 
     def skill_tools(self, options: RequestOptions | None = None) -> ToolRunner | None:

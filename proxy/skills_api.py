@@ -1,0 +1,102 @@
+"""`/v1/skills`: the catalog for clients and tooling, and a dry run of the preprocessor.
+
+- `GET /v1/skills`: every skill in scope (config and X-Skills-* headers) as JSON.
+- `GET /v1/skills/{name}`: one skill's metadata and SKILL.md body.
+- `GET /v1/skills/{name}/files/{path}`: a supporting file, with the same
+  containment and size cap as the `read_skill_file` tool (web clients have no
+  file tools).
+- `POST /v1/skills/route`: `{"messages": [...]}` in, the decision the
+  preprocessor would take out (mode, route, selected skills, the log events
+  with their reasons, the rewritten messages); nothing is forwarded or stored.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+from fastapi import Request, Response
+from fastapi.responses import JSONResponse, PlainTextResponse
+
+from proxy.core.request_options import BadSkillsHeader, RequestOptions, options_from_headers
+from proxy.core.skill_files import read_skill_body
+from proxy.core.skill_json import skill_detail, skill_summary
+from proxy.core.skill_tools import READ_SKILL_FILE, closest_skill_names
+from proxy.errors import BadRequest, NotFound, ProxyError
+from proxy.preprocess_runner import ChatPreprocessor
+from proxy.request_body import parse_chat_body, read_body
+from proxy.settings import Settings
+
+# read_skill_file's error codes as HTTP statuses
+_STATUS_FOR = {"unknown_skill": 404, "not_found": 404, "path_refused": 400, "is_directory": 400,
+               "not_a_file": 400, "binary_file": 415, "bad_arguments": 400}
+
+
+class SkillsApi:
+    def __init__(self, settings: Settings, engine: ChatPreprocessor) -> None:
+        self.settings = settings
+        self.engine = engine
+
+    async def list(self, request: Request) -> Response:
+        catalog = self.engine.skills(_options(request))
+        data = [skill_summary(skill) for skill in sorted(catalog.skills, key=lambda s: s.name)]
+        return JSONResponse({"object": "list", "data": data})
+
+    async def get(self, request: Request, name: str) -> Response:
+        catalog = self.engine.skills(_options(request))
+        skill = catalog.get(name)
+        if skill is None:
+            closest = ", ".join(closest_skill_names(name, catalog)) or "none"
+            raise NotFound(f"no skill named {name!r} (closest: {closest}); GET /v1/skills lists them",
+                           code="skill_not_found")
+        try:
+            body, error = read_skill_body(skill.skill_file, self.settings.max_skill_file_bytes), None
+        except OSError as exc:
+            body, error = None, f"SKILL.md could not be read: {exc.strerror or exc}"
+        return JSONResponse(skill_detail(skill, body, error))
+
+    async def file(self, request: Request, name: str, path: str) -> Response:
+        tools = self.engine.skill_tools(_options(request))
+        if tools is None:
+            raise NotFound("no skills are loaded", code="skill_not_found")
+        result = tools.call(READ_SKILL_FILE, {"skill": name, "path": path})
+        if result.ok:
+            return PlainTextResponse(result.content, headers={"x-skill-file-truncated": str(
+                bool(result.event.get("truncated"))).lower()})
+        raise _FileError(_STATUS_FOR.get(str(result.event.get("error")), 400),
+                         result.content.removeprefix("error: "), str(result.event.get("error")))
+
+    async def route(self, request: Request) -> Response:
+        body = parse_chat_body(await read_body(request, self.settings.max_body_bytes))
+        result = await asyncio.to_thread(self.engine.preview, body, _options(request))
+        return JSONResponse({
+            "mode": result.mode,
+            "route": result.route_header,
+            "selected": list(result.selected),
+            "injected_chars": result.injected_chars,
+            "events": [json.loads(json.dumps(e, default=str)) for e in result.events],
+            "messages": result.messages,
+        })
+
+
+class _FileError(ProxyError):
+    type = "invalid_request_error"
+
+    def __init__(self, status: int, message: str, code: str) -> None:
+        super().__init__(message, code=code)
+        self.status = status
+
+
+def _options(request: Request) -> RequestOptions:
+    try:
+        return options_from_headers({k.lower(): v for k, v in request.headers.items()})
+    except BadSkillsHeader as exc:
+        raise BadRequest(str(exc), code="invalid_skills_header") from None
+
+
+def register(app: Any, api: SkillsApi) -> None:
+    app.add_api_route("/v1/skills", api.list, methods=["GET"])
+    app.add_api_route("/v1/skills/route", api.route, methods=["POST"])
+    app.add_api_route("/v1/skills/{name}", api.get, methods=["GET"])
+    app.add_api_route("/v1/skills/{name}/files/{path:path}", api.file, methods=["GET"])
