@@ -52,7 +52,7 @@ class ChatCompletions:
         options = self._options(request, body)
         async with DisconnectWatch(request.receive) as watch:
             result = await self._preprocess(body, options, fields, watch)
-            forwarded, tools = self._with_skill_tools({**body, "messages": result.messages}, options)
+            forwarded, tools = self._with_skill_tools(_rewritten(body, result, fields), options)
             fields.update(tool_mode=options.tool_mode, skill_tools=tools is not None)
             answer = await watch.guard(self._send_chat(request, forwarded))
             if tools is None:
@@ -128,6 +128,15 @@ class ChatCompletions:
     async def _send_chat(self, request: Request, body: dict[str, Any]) -> UpstreamResponse:
         content = json.dumps(body, ensure_ascii=False).encode("utf-8")
         return await self.forwarder.send(request, "chat/completions", content, keep_length=False)
+
+
+def _rewritten(body: dict[str, Any], result: Preprocessed, fields: dict[str, Any]) -> dict[str, Any]:
+    """The request as forwarded: the preprocessed messages, and a skill's model when one was allowed."""
+    rewritten = {**body, "messages": result.messages}
+    if result.model:
+        rewritten["model"] = result.model
+        fields["upstream_model"] = result.model
+    return rewritten
 
 
 def _call_id() -> str:

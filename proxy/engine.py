@@ -138,7 +138,18 @@ def preprocess_config(settings: Settings) -> PreprocessConfig:
         slash_activation=settings.slash_activation,
         tool_mode=settings.tool_mode,
         max_file_bytes=settings.max_skill_file_bytes,
+        fork_keep_system=settings.fork_keep_system,
+        skills_index=settings.skills_index,
+        skills_index_max_chars=settings.skills_index_max_chars,
+        model_overrides=allowed_models(settings.model_overrides),
     )
+
+
+def allowed_models(overrides: Any) -> dict[str, str]:
+    """`model_overrides` as a map: a list allows each name as itself."""
+    if isinstance(overrides, (list, tuple)):
+        return {str(name): str(name) for name in overrides}
+    return {str(k): str(v) for k, v in dict(overrides or {}).items()}
 
 
 def catalog_changes(old: Catalog, new: Catalog) -> dict[str, Any]:

@@ -55,6 +55,8 @@ class Settings:
     max_tool_rounds: int = 6
     slash_activation: bool = True
     skills_index: str = "off"
+    skills_index_max_chars: int = 2600
+    fork_keep_system: bool = False
     model_overrides: Mapping[str, Any] = field(default_factory=dict)
     api_keys: tuple[str, ...] = field(default=(), repr=False)
     max_body_bytes: int = 32 * 1024 * 1024
@@ -251,7 +253,7 @@ def _validate(s: Settings) -> None:
     if not 0 <= s.port < 65536:
         raise SettingsError(f"configuration key 'port': {s.port} is not a TCP port")
     for key in ("scan_timeout", "connect_timeout", "read_timeout", "max_body_bytes",
-                "max_skill_file_bytes", "state_max_entries", "max_tool_rounds"):
+                "max_skill_file_bytes", "state_max_entries", "max_tool_rounds", "skills_index_max_chars"):
         if getattr(s, key) <= 0:
             raise SettingsError(f"configuration key {key!r}: must be greater than 0")
 

@@ -49,7 +49,9 @@ class TurnRecord:
     routed injection (None for other modes). `tool_exchange` is the proxy's
     own tool rounds that followed the message (assistant tool calls and tool
     results), and `mixed_call` the answer that ended them when it also
-    called client tools. `tool_mode` is the mode the blocks were written for.
+    called client tools. `tool_mode` is the mode the blocks were written for;
+    `context_mode` and `model` what an activated skill's frontmatter asked
+    for (`fork`, and the upstream model that replaces the request's).
     """
 
     forwarded: dict[str, Any]
@@ -59,6 +61,8 @@ class TurnRecord:
     tool_exchange: tuple[dict[str, Any], ...] = ()
     mixed_call: MixedCall | None = None
     tool_mode: str = ""
+    context_mode: str | None = None
+    model: str | None = None
 
 
 class TurnStore(Protocol):

@@ -45,6 +45,18 @@ def prepend_block(message: Mapping[str, Any], block: str) -> dict[str, Any]:
     return _map_first_text(message, lambda text: f"{block}{SEPARATOR}{text}", block)
 
 
+def with_system_text(messages: list[Any], text: str) -> list[Any]:
+    """`text` at the end of the leading system message, or a new system message in front."""
+    first = messages[0] if messages else None
+    if isinstance(first, Mapping) and first.get("role") in ("system", "developer"):
+        content = first.get("content")
+        if isinstance(content, list):
+            return [{**first, "content": [*content, {"type": "text", "text": text}]}, *messages[1:]]
+        joined = f"{content.rstrip()}\n\n{text}" if isinstance(content, str) and content.strip() else text
+        return [{**first, "content": joined}, *messages[1:]]
+    return [{"role": "system", "content": text}, *messages]
+
+
 def replace_text(message: Mapping[str, Any], new_text: str) -> dict[str, Any]:
     """Make the message's text `new_text` (held in its first text part); other parts stay in place.
 

@@ -29,6 +29,7 @@ class Preprocessed:
     what was really forwarded. `anchor` is the key and record under which the
     proxy's own tool rounds for this request are kept (the new user turn, or
     the client tool results the request ends with), None when there is none.
+    `model` replaces the request's model (an activated skill's allowed `model:`).
     """
 
     messages: list[Any]
@@ -40,3 +41,4 @@ class Preprocessed:
     turn_key: str | None = None
     records: tuple[tuple[str, TurnRecord], ...] = ()
     anchor: tuple[str, TurnRecord] | None = None
+    model: str | None = None

@@ -18,6 +18,8 @@ from proxy.core.conversation import MixedCall, TurnRecord, TurnStore, prefix_key
 from proxy.core.messages import is_user, prepend_block
 from proxy.core.packets import REASON_FALLBACK, reminder
 from proxy.core.preprocessed import Preprocessed
+from proxy.core.skill_context_modes import FORK, forked_messages
+from proxy.core.skills_index import IndexPlacement
 from proxy.core.turn import LastFullInjection, PreprocessConfig, SkillContext, TurnOutcome, decide_turn
 
 
@@ -27,26 +29,45 @@ def preprocess(messages: Any, context: SkillContext, store: TurnStore, config: P
         return Preprocessed(messages, "passthrough", "passthrough")
     keys = prefix_keys(messages)
     new_turn = len(messages) - 1 if is_user(messages[-1]) else None
+    index = IndexPlacement(messages, context, config)
 
-    def recompute(message: Any, last_full: LastFullInjection | None) -> TurnRecord:
-        return decide_turn(message, context, config, last_full, now).record
+    def decide(message: Any, last_full: LastFullInjection | None, first_user: bool) -> TurnOutcome:
+        outcome = decide_turn(message, context, config, last_full, now)
+        return index.on_first_user_turn(outcome) if first_user else outcome
 
-    replay = _replay(messages, keys, store, now, recompute)
+    replay = _replay(messages, keys, store, now, lambda *args: decide(*args).record)
     if new_turn is None:
-        return Preprocessed([*replay.forwarded, messages[-1]], "passthrough", "passthrough", events=tuple(replay.events),
-                            records=tuple(replay.records), anchor=_tool_anchor(messages, keys))
-    outcome = _decide_new_turn(messages[new_turn], keys[new_turn], context, store, config, replay.last_full, now)
+        return Preprocessed(index.on_forwarded([*replay.forwarded, messages[-1]]), "passthrough", "passthrough",
+                            events=tuple(replay.events), records=tuple(replay.records),
+                            anchor=_tool_anchor(messages, keys))
+    outcome = _replayed_turn(store.get(keys[new_turn], now), config) or decide(
+        messages[new_turn], replay.last_full, not any(is_user(m) for m in messages[:new_turn]))
+    forwarded, fork_events = _with_context_mode(replay.forwarded, outcome, config)
+    if outcome.record.context_mode != FORK:
+        forwarded = index.on_forwarded(forwarded)
     return Preprocessed(
-        messages=[*replay.forwarded, outcome.forwarded],
+        messages=forwarded,
         mode=_mode(outcome.record.mode),
         route_header=outcome.route_header,
         selected=outcome.selected,
         injected_chars=len(outcome.injection),
-        events=(*replay.events, *outcome.events),
+        events=(*replay.events, *outcome.events, *fork_events),
         turn_key=keys[new_turn],
         records=(*replay.records, (keys[new_turn], outcome.record)),
         anchor=(keys[new_turn], outcome.record),
+        model=outcome.record.model,
     )
+
+
+def _with_context_mode(history: list[Any], outcome: TurnOutcome,
+                       config: PreprocessConfig) -> tuple[list[Any], tuple[dict[str, Any], ...]]:
+    """The conversation to forward: the whole history, or for a `context: fork` skill, the packet alone."""
+    if outcome.record.context_mode != FORK:
+        return [*history, outcome.forwarded], ()
+    forked = forked_messages(history, outcome.forwarded, config.fork_keep_system)
+    event = {"event": "context_fork", "skills": list(outcome.selected), "kept_messages": len(forked) - 1,
+             "dropped_messages": len(history) - (len(forked) - 1)}
+    return forked, (event,)
 
 
 @dataclass
@@ -57,7 +78,7 @@ class _Replay:
     last_full: LastFullInjection | None = None
 
 
-Recompute = Callable[[Any, "LastFullInjection | None"], TurnRecord]
+Recompute = Callable[[Any, "LastFullInjection | None", bool], TurnRecord]
 
 
 def _replay(messages: list[Any], keys: list[str], store: TurnStore | None, now: float,
@@ -78,7 +99,7 @@ def _replay(messages: list[Any], keys: list[str], store: TurnStore | None, now: 
             continue
         record = _record_for(messages, index, keys, store, now)
         if record is None and is_user(message) and recompute is not None:
-            record = recompute(message, replay.last_full)
+            record = recompute(message, replay.last_full, not any(is_user(m) for m in messages[:index]))
             replay.records.append((keys[index], record))
             replay.events.append({"event": "replay_recomputed", "turn_index": index, "mode": record.mode})
         if record is None:
@@ -115,17 +136,15 @@ def _tool_anchor(messages: list[Any], keys: list[str]) -> tuple[str, TurnRecord]
     return keys[-1], TurnRecord(messages[-1], "passthrough")
 
 
-def _decide_new_turn(message: Any, key: str, context: SkillContext, store: TurnStore, config: PreprocessConfig,
-                     last_full: LastFullInjection | None, now: float) -> TurnOutcome:
+def _replayed_turn(previous: TurnRecord | None, config: PreprocessConfig) -> TurnOutcome | None:
     """A resent identical request (a retry, "regenerate") gets exactly what was forwarded before.
 
     Not when the tool mode changed since (an upstream that refused tools): the blocks must say so.
     """
-    previous = store.get(key, now)
-    if previous is not None and previous.mode != "fallback" and previous.tool_mode == config.tool_mode:
-        event = {"event": "turn_replayed", "mode": previous.mode, "reason": "identical request seen before"}
-        return TurnOutcome(previous.forwarded, previous, _header_for(previous), events=(event,))
-    return decide_turn(message, context, config, last_full, now)
+    if previous is None or previous.mode == "fallback" or previous.tool_mode != config.tool_mode:
+        return None
+    event = {"event": "turn_replayed", "mode": previous.mode, "reason": "identical request seen before"}
+    return TurnOutcome(previous.forwarded, previous, _header_for(previous), events=(event,))
 
 
 def _newer_full(last_full: LastFullInjection | None, record: TurnRecord) -> LastFullInjection | None:

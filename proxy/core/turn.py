@@ -19,8 +19,9 @@ from proxy.core.messages import prepend_block, replace_text, routing_text
 from proxy.core.packets import (REASON_NO_ROUTE, REASON_UNCHANGED, Expansion, explicit_text, invocation_packet,
                                 reminder, routed_injection)
 from proxy.core.router import RouteCandidate, RouteDecision, SkillRouter, select
-from proxy.core.skill_scope import SkillScope
+from proxy.core.skill_context_modes import context_mode, model_override
 from proxy.core.skill_files import DEFAULT_MAX_FILE_BYTES, read_skill_body
+from proxy.core.skill_scope import SkillScope
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,10 @@ class PreprocessConfig:
     tool_mode: str = "server"
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
     routing: bool = True  # False: only explicit activation (X-Skills-Mode: explicit)
+    fork_keep_system: bool = False
+    skills_index: str = "off"
+    skills_index_max_chars: int = 2600
+    model_overrides: Mapping[str, str] = field(default_factory=dict)
 
 
 _EVERY_SKILL = 100_000  # a search limit that ranks every skill with any match
@@ -112,9 +117,11 @@ def _explicit(message: Mapping[str, Any], request: ActivationRequest, config: Pr
     names = [a.skill.name for a in request.resolved]
     forwarded = replace_text(message, explicit_text(packet, request.payload, names))
     header = "explicit:" + (",".join(names) or "unresolved")
-    events = activation_events(request, expansions, packet)
-    return TurnOutcome(forwarded, TurnRecord(forwarded, "explicit"), header, packet, tuple(names),
-                       activation=request, events=events)
+    skills = [a.skill for a in request.resolved]
+    model, model_events = model_override(skills, config.model_overrides)
+    record = TurnRecord(forwarded, "explicit", context_mode=context_mode(skills), model=model)
+    events = (*activation_events(request, expansions, packet), *model_events)
+    return TurnOutcome(forwarded, record, header, packet, tuple(names), activation=request, events=events)
 
 
 def _expand(skill, payload: str, config: PreprocessConfig) -> Expansion:
