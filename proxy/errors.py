@@ -67,6 +67,11 @@ class UpstreamError(ProxyError):
     code = "upstream_unreachable"
 
 
+def empty_stream_error(url: str) -> UpstreamError:
+    return UpstreamError(f"upstream {url} ended the event stream without sending any event; its own log may say "
+                         "why (a prompt longer than its context is a common cause)", code="upstream_empty_stream")
+
+
 class UpstreamTimeout(UpstreamError):
     status = 504
     code = "upstream_timeout"

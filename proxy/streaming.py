@@ -5,7 +5,8 @@ re-serialised: what the client gets is what the upstream sent. For SSE, bytes
 are passed on up to the last complete event (the blank line that ends it), so
 an event split across reads is sent as soon as it is whole and an error after
 the stream began can be framed cleanly: `data: {"error": ...}` then
-`data: [DONE]`. The upstream response is closed in every case (finished,
+`data: [DONE]`; so is a stream that ends before its first event (llama-cpp-python
+does that when a prompt is over its context). The upstream response is closed in every case (finished,
 failed, or cancelled because the client went away).
 
 What must not: parse or change the events, or know about skills.
@@ -18,7 +19,7 @@ from collections.abc import AsyncIterator
 
 import structlog
 
-from proxy.errors import ProxyError, sse_error_frame
+from proxy.errors import ProxyError, empty_stream_error, sse_error_frame
 from proxy.upstream import UpstreamResponse
 
 log = structlog.get_logger("proxy.streaming")
@@ -37,14 +38,17 @@ def split_complete_events(buffer: bytes) -> tuple[bytes, bytes]:
 
 async def relay_events(upstream: UpstreamResponse) -> AsyncIterator[bytes]:
     """SSE bytes, whole events at a time; a failure becomes a framed error event."""
-    pending = b""
+    pending, received = b"", False
     try:
         async for chunk in upstream.iter_bytes():
+            received = received or bool(chunk.strip())
             complete, pending = split_complete_events(pending + chunk)
             if complete:
                 yield complete
         if pending:
             yield pending
+        if not received:
+            raise empty_stream_error(upstream.url)
     except ProxyError as error:
         log.warning("stream_error_framed", dropped_bytes=len(pending), code=error.code)
         yield sse_error_frame(error)

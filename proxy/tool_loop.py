@@ -30,7 +30,7 @@ from fastapi.responses import JSONResponse, Response
 from proxy.core.stream_round import StreamRound, closing_chunks, continuing_chunks, iter_events
 from proxy.core.tool_calls import add_usage, calls_in_message, split_calls
 from proxy.core.tool_rounds import ToolRounds
-from proxy.errors import ProxyError, UpstreamError, normalise_error, sse_error_frame
+from proxy.errors import ProxyError, UpstreamError, empty_stream_error, normalise_error, sse_error_frame
 from proxy.streaming import split_complete_events
 from proxy.upstream import UpstreamResponse
 
@@ -92,6 +92,8 @@ class ToolLoop:
                 await answer.aclose()
                 outcome = round_.outcome()
                 response_id, usage = round_.response_id, add_usage(usage, outcome.usage)
+                if not outcome.events:
+                    raise empty_stream_error(answer.url)
                 if outcome.saw_error:
                     yield b"data: [DONE]\n\n"
                     return

@@ -115,7 +115,7 @@ class Upstream:
         size = len(content) if isinstance(content, bytes) else None
         log.info("upstream_request", method=method, url=url, body_bytes=size)
         started = time.perf_counter()
-        with _mapped_errors(url, "sending the request", started):
+        with _mapped_errors(url, "sending the request or waiting for its answer to start", started):
             response = await self._client.send(request, stream=True)
         upstream_ms = _ms_since(started)
         log.info("upstream_response", url=url, status=response.status_code,

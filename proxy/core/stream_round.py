@@ -69,6 +69,7 @@ class RoundOutcome:
     held: list[tuple[dict[str, Any], bytes, bool]]
     saw_error: bool
     saw_done: bool
+    events: int
 
 
 class StreamRound:
@@ -84,9 +85,11 @@ class StreamRound:
         self._held: list[tuple[dict[str, Any], bytes, bool]] = []
         self._saw_error = False
         self._saw_done = False
+        self._events = 0
 
     def feed(self, raw: bytes) -> bytes:
         """The bytes to send the client now for one whole event (possibly none)."""
+        self._events += 1
         data = event_data(raw)
         if data is None:
             return raw  # a comment or keep-alive
@@ -107,7 +110,7 @@ class StreamRound:
     def outcome(self) -> RoundOutcome:
         calls = [ToolCall(s.id, s.name, s.arguments, i) for i, s in sorted(self._slots.items())]
         return RoundOutcome("".join(self._content), calls, self._finish_reason, self._usage, self._held,
-                            self._saw_error, self._saw_done)
+                            self._saw_error, self._saw_done, self._events)
 
     def _chunk(self, chunk: dict[str, Any], raw: bytes) -> bytes:
         if self.response_id is None and isinstance(chunk.get("id"), str):

@@ -213,6 +213,7 @@ SSE_SCENARIOS: dict[str, Any] = {
     "sse": lambda up, r, s, g: up._sse(r, s, content_events(), g),
     "sse-gated": lambda up, r, s, g: up._sse(r, s, content_events(), g, gated=True),
     "sse-split": lambda up, r, s, g: up._split(r, s, g),
+    "sse-empty": lambda up, r, s, g: up._sse(r, s, [], g),  # llama-cpp-python, prompt over its context
     "sse-usage": lambda up, r, s, g: up._usage(r, s, g),
     "tools": lambda up, r, s, g: up._sse(r, s, tool_events(whole=False), g),
     "tools-whole": lambda up, r, s, g: up._sse(r, s, tool_events(whole=True), g),

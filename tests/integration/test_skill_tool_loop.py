@@ -332,3 +332,10 @@ def test_round_one_arrives_unbuffered_and_a_client_leaving_stops_the_rounds(runn
     assert len(upstream.received) == 1, "no further round after the client left"
     answer = client_for(running).chat.completions.create(model="scripted", messages=ask())
     assert answer.choices[0].message.content == FINAL
+
+
+def test_an_empty_stream_in_the_tool_loop_becomes_a_framed_error(running, upstream):
+    body = {"model": "sse-empty", "messages": ask(), "stream": True}
+    with httpx.stream("POST", running.base_url + "/chat/completions", json=body) as response:
+        raw = b"".join(response.iter_bytes())
+    assert b'"code": "upstream_empty_stream"' in raw and raw.count(b"[DONE]") == 1

@@ -76,3 +76,10 @@ def test_passthrough_disconnect_closes_the_upstream_stream(proxy, upstream):
         assert record.closed_at - left_at < 1.0
     finally:
         upstream.delay = 0.01
+
+
+def test_a_stream_that_ends_before_any_event_becomes_a_framed_error(proxy, upstream):
+    with httpx.stream("POST", proxy.base_url + "/chat/completions", json=chat_body("sse-empty", stream=True)) as r:
+        raw = b"".join(r.iter_bytes())
+    assert r.status_code == 200
+    assert b'"code": "upstream_empty_stream"' in raw and raw.endswith(b"data: [DONE]\n\n")
