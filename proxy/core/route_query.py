@@ -9,7 +9,8 @@ What it must not know: scores, thresholds or selection.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from functools import lru_cache
+from typing import NamedTuple
 
 from rapidfuzz import fuzz, process
 
@@ -20,15 +21,16 @@ from proxy.core.text_tokens import CJK_RUN, normalize, phrases, terms, tokens, w
 HEAD_CHARS = 4000
 TAIL_CHARS = 1000
 LEXICON_WEIGHT = 0.9
+CJK_LEXICON_WEIGHT = 1.2  # CJK text reaches English skills only through the lexicon
 FUZZY_WEIGHT = 0.75
 FUZZY_CUTOFF = 84.0
 PHRASE_WEIGHT = 0.6
 MAX_FUZZY = 8  # typo repairs tried per message (the first unknown words)
-_MAX_PHRASE = 3
+TYPO_CACHE_SIZE = 4096  # typo repairs remembered per index (a repair only depends on the index)
+_UNSEEN = object()
 
 
-@dataclass(frozen=True)
-class QueryTerm:
+class QueryTerm(NamedTuple):
     """A term to look up; `via` says how it was found (`""` = written as is)."""
 
     term: str
@@ -49,35 +51,57 @@ def _add(found: dict[str, QueryTerm], term: QueryTerm) -> None:
         found[term.term] = term
 
 
-def _expand(english: str, weight: float, key: str) -> list[QueryTerm]:
+@lru_cache(maxsize=1 << 14)
+def _expand(english: str, weight: float, key: str) -> tuple[QueryTerm, ...]:
     via = f"lexicon:{key}"
     found = [QueryTerm(t, weight, via) for t in terms(english)]
-    return found + [QueryTerm(p, weight * PHRASE_WEIGHT, via) for p in phrases(english)]
+    return tuple(found + [QueryTerm(p, weight * PHRASE_WEIGHT, via) for p in phrases(english)])
+
+
+@lru_cache(maxsize=1)
+def warm_lexicon() -> None:
+    """Expand every entry of the default lexicon once (off the request path: the router calls
+    this when it is built), so a message's first use of an entry costs a cache hit."""
+    for key, english in LEXICON.words.items():
+        _expand(english, LEXICON_WEIGHT, key)
+    for key, english in LEXICON.cjk.items():
+        _expand(english, CJK_LEXICON_WEIGHT, key)
+
+
+@lru_cache(maxsize=1 << 16)
+def _default_word(word: str) -> str | None:
+    return LEXICON.lookup_word(word)
 
 
 def _lexicon_terms(text: str, lexicon: Lexicon) -> list[QueryTerm]:
     out: list[QueryTerm] = []
     for run in CJK_RUN.findall(normalize(text)):
         for key, english in lexicon.lookup_cjk(run):
-            out.extend(_expand(english, 1.0, key))
+            out.extend(_expand(english, CJK_LEXICON_WEIGHT, key))
+    lookup_word = _default_word if lexicon is LEXICON else lexicon.lookup_word
     plain = words(text)
-    for i in range(len(plain)):
-        for size in range(min(_MAX_PHRASE, len(plain) - i), 0, -1):
-            key = " ".join(plain[i : i + size])
-            english = lexicon.lookup_word(key) if size == 1 else lexicon.words.get(key)
-            if english:
-                out.extend(_expand(english, LEXICON_WEIGHT, key))
-                break
+    for i, word in enumerate(plain):
+        hit = lexicon.lookup_phrase(plain, i)
+        key, english = hit if hit is not None else (word, lookup_word(word))
+        if english:
+            out.extend(_expand(english, LEXICON_WEIGHT, key))
     return out
 
 
 def _fuzzy_term(term: str, index: RoutingIndex) -> QueryTerm | None:
     if len(term) < 5 or not term.isascii() or not term.isalpha():
         return None
-    hit = process.extractOne(term, index.typo_candidates(term), scorer=fuzz.ratio, score_cutoff=FUZZY_CUTOFF)
-    if hit is None:
-        return None
-    return QueryTerm(hit[0], FUZZY_WEIGHT, f"fuzzy:{term}")
+    cache = index.typo_cache
+    seen = cache.get(term, _UNSEEN)  # one read: safe while another thread clears the cache
+    if seen is _UNSEEN:
+        hit = process.extractOne(term, index.typo_candidates(term), scorer=fuzz.ratio, score_cutoff=FUZZY_CUTOFF)
+        repaired = None if hit is None else str(hit[0])
+        if len(cache) >= TYPO_CACHE_SIZE:
+            cache.clear()
+        cache[term] = repaired
+    else:
+        repaired = seen if isinstance(seen, str) else None
+    return None if repaired is None else QueryTerm(repaired, FUZZY_WEIGHT, f"fuzzy:{term}")
 
 
 def query_terms(text: str, index: RoutingIndex, lexicon: Lexicon = LEXICON) -> tuple[QueryTerm, ...]:
@@ -90,7 +114,7 @@ def query_terms(text: str, index: RoutingIndex, lexicon: Lexicon = LEXICON) -> t
         _add(found, QueryTerm(phrase, PHRASE_WEIGHT, "phrase"))
     for term in _lexicon_terms(text, lexicon):
         _add(found, term)
-    unknown = [t.term for t in found.values() if not t.via and t.term not in index.postings]
+    unknown = [t.term for t in found.values() if not t.via and not index.knows(t.term)]
     for term in unknown[:MAX_FUZZY]:
         repaired = _fuzzy_term(term, index)
         if repaired is not None:

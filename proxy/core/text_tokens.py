@@ -46,6 +46,13 @@ STOPWORDS = frozenset(
     im ive dont doesnt cant wont isnt arent didnt whats thats theres youre id ill
     go going gonna wanna know think see look looks try trying tried keep kind sort
     every everything nothing able without within across around instead else
+    don doesn didn isn aren wasn weren won wouldn couldn shouldn haven hasn hadn ll ve
+    say says said saying tell tells told give gives gave given come comes came went gone
+    goes take takes took seem seems seemed wanted needed guess wonder wondering hoping
+    honestly literally basically totally pretty quite rather sure yet ever never always
+    often sometimes usually perhaps probably almost enough anyway somehow whatever
+    whenever wherever however though although since thus therefore yes yeah nope
+    whether either neither unless otherwise somewhat anybody everybody everyone nobody
     """.split()
 )
 # Function words of the other Latin-script languages we see (es, de, fr, pt, it).
@@ -129,16 +136,17 @@ def cjk_terms(run: str) -> list[str]:
     return [run[i : i + 2] for i in range(len(run) - 1)]
 
 
-def _word_tokens(compound: str) -> list[Token]:
+@lru_cache(maxsize=1 << 16)
+def _word_tokens(compound: str) -> tuple[Token, ...]:
     if _NUMBER.fullmatch(compound):
-        return []
+        return ()
     parts = _PARTS.findall(compound)
     tokens = [Token(compound, compound)] if len(parts) > 1 or compound != parts[0] else []
     for part in parts:
         if len(part) < 2 or part.isdigit() or part in STOPWORDS or part in FOREIGN_STOPWORDS:
             continue
         tokens.append(Token(stem(part), part))
-    return tokens
+    return tuple(tokens)
 
 
 def tokens(text: str) -> list[Token]:

@@ -135,7 +135,7 @@ def test_only_the_first_4000_and_last_1000_characters_count(router: SkillRouter)
     assert names(router.route("grafana dashboards latency " + filler + filler).selected)[0] == "grafana-dashboards"
 
 
-REASON = re.compile(r"^(exact|lexical|tag|frontmatter|path|body|fuzzy|penalty):\S")
+REASON = re.compile(r"^(exact|lexical|tag|frontmatter|path|body|catalog|fuzzy|penalty):\S")
 
 
 def test_reasons_are_present_and_readable(router: SkillRouter) -> None:
@@ -161,3 +161,70 @@ def test_search_ranks_without_thresholds(router: SkillRouter) -> None:
     assert names(ranked)[:1] == ["db-tuning"]
     assert len(router.search("slow kubernetes database dashboards", limit=2)) == 2
     assert router.search("caching", limit=0) == ()
+
+
+BODIES = {
+    "release-guard": (
+        "Checks releases.",
+        "# Release guard\n\nVerifies a deploy before it ships.\n\n## When to Use\n\n"
+        "- A canary rollout is stuck halfway\n- Health probes flap after a deploy\n\n"
+        "## When NOT to Use\n\n- Monthly cloud bill reports\n",
+    ),
+    "landing-copy": ("Write landing page copy. For email sequences, see lifecycle-mail.", "# Copy\n"),
+    "lifecycle-mail": ("Plan drip campaigns for existing customers.", "# Mail\n"),
+    "cloud-costs": ("Explain cloud spend by service.", "# Costs\n"),
+}
+
+
+@pytest.fixture(scope="module")
+def body_router(tmp_path_factory: pytest.TempPathFactory) -> SkillRouter:
+    from tests.core.skill_factory import write_catalog
+
+    return SkillRouter(write_catalog(tmp_path_factory.mktemp("skills"), BODIES).skills)
+
+
+def test_the_body_when_to_use_section_routes_a_symptom(body_router: SkillRouter) -> None:
+    decision = body_router.route("our canary rollout is stuck halfway and the health probes flap")
+    assert names(decision.selected)[0] == "release-guard"
+    assert any(r.startswith("body:when_to_use_token=") for r in decision.selected[0].reasons)
+
+
+def test_when_not_to_use_phrases_penalise(body_router: SkillRouter) -> None:
+    ranked = body_router.search("monthly cloud bill reports for the deploy")
+    guard = next(c for c in ranked if c.skill.name == "release-guard")
+    assert any(r.startswith("penalty:") for r in guard.reasons)
+
+
+def test_a_redirect_clause_sends_its_topic_to_the_skill_it_names(body_router: SkillRouter) -> None:
+    ranked = body_router.search("draft our email sequences")
+    assert names(ranked)[0] == "lifecycle-mail"
+    assert any(r.startswith("catalog:referred_token=") for r in ranked[0].reasons)
+    assert "landing-copy" not in names(ranked)
+
+
+def test_one_matched_word_is_weaker_evidence_than_several(router: SkillRouter) -> None:
+    one = router.search("caching", limit=1)[0]
+    several = router.search("slow database queries: caching and indexes", limit=1)[0]
+    assert one.skill.name == several.skill.name == "db-tuning"
+    assert one.score < MEDIUM <= several.score
+
+
+def test_reasons_and_order_do_not_depend_on_the_hash_seed() -> None:
+    import json
+    import subprocess
+    import sys
+
+    script = (
+        "import json; from pathlib import Path; from proxy.core.router import SkillRouter; "
+        "from proxy.core.skill import Skill; "
+        "mk = lambda n, d: Skill(name=n, description=d, folder=Path('/x') / n, root='/x', location=n); "
+        "r = SkillRouter([mk('a-b', 'slow database queries and caching'), mk('c-d', 'database caching layers'), "
+        "mk('e-f', 'queries over caching databases')]); "
+        "print(json.dumps([(c.skill.name, c.score, c.reasons) for c in r.search('slow caching database queries a-b')]))"
+    )
+    runs = {
+        seed: json.loads(subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                                        env={"PYTHONHASHSEED": seed, "PATH": ""}, cwd=Path(__file__).parents[2]).stdout)
+        for seed in ("1", "2", "3")
+    }
+    assert runs["1"] == runs["2"] == runs["3"]

@@ -51,3 +51,7 @@ def test_mixed_script_text_keeps_both() -> None:
 def test_phrases_pair_adjacent_terms_across_stopwords() -> None:
     assert f"{stem('landing')} {stem('page')}" in phrases("a landing page for the launch")
     assert phrases("") == []
+
+
+def test_contractions_and_chatter_leave_no_terms() -> None:
+    assert terms("I don't know, it doesn't work and we can't say whether it came back") == [stem("work"), stem("back")]

@@ -10,15 +10,25 @@ Each data module holds `ENTRIES`, one mapping a line: `key, key2 = english words
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import unicodedata
+from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Mapping
+from typing import Mapping, Sequence
 
 from proxy.core.lexicon import de, en, es, fr, ja, zh
 from proxy.core.text_tokens import CJK_RUN, normalize
 
-# Inflection endings tried, longest first, when a Latin-script word is not listed.
-_ENDINGS = ("ungen", "ciones", "iones", "ción", "tion", "ern", "en", "es", "er", "e", "n", "s", "x")
+# Inflection endings tried, longest first, when a Latin-script word is not listed (German,
+# Spanish, French and English plurals, participles and conjugated verb forms).
+_ENDINGS = tuple(sorted(set(
+    "ungen ierten ierte iert ieren ern en es er e n s x t te ten st "
+    "aciones iciones ciones iones ación ción ando iendo ados adas ado ada amos emos imos aron ieron o a as os an "
+    "ations ation tion ons ez ent ant ais ait ée ées és é ir re".split()
+), key=lambda e: (-len(e), e)))
+# Infinitive endings: a listed verb (`optimizar`, `optimiser`, `optimieren`) also answers
+# for its other forms (`optimizamos`, `optimisé`, `optimiert`) through its stem.
+_INFINITIVES = ("ieren", "ar", "er", "ir", "re", "en")
+_STEM_MIN = 4
 
 
 def parse_entries(text: str) -> dict[str, str]:
@@ -40,17 +50,35 @@ class Lexicon:
     words: Mapping[str, str]  # whole Latin-script words and short phrases
     cjk: Mapping[str, str]  # substrings of CJK runs
     max_cjk: int
+    phrase_words: Mapping[str, int] = field(default_factory=dict)  # first word of a listed phrase → most words it has
+    stems: Mapping[str, str] = field(default_factory=dict)  # stems of listed es/fr/de verbs, accents folded
+
+    def lookup_phrase(self, words: Sequence[str], start: int) -> tuple[str, str] | None:
+        """(key, english) for the longest listed phrase of 2+ words starting at `start`."""
+        longest = self.phrase_words.get(words[start], 0)
+        for size in range(min(longest, len(words) - start), 1, -1):
+            key = " ".join(words[start : start + size])
+            english = self.words.get(key)
+            if english is not None:
+                return key, english
+        return None
 
     def lookup_word(self, word: str) -> str | None:
-        """The English for a Latin-script word, trying a few inflection endings."""
+        """The English for a Latin-script word: as written, without accents, then without an
+        inflection ending (against listed words, then against the stems of listed verbs)."""
         hit = self.words.get(word)
-        if hit is not None or len(word) < 5:
+        if hit is not None:
             return hit
-        for ending in _ENDINGS:
-            if word.endswith(ending) and len(word) - len(ending) >= 4:
-                hit = self.words.get(word[: -len(ending)])
-                if hit is not None:
-                    return hit
+        folded = fold_accents(word)
+        hit = self.words.get(folded)
+        if hit is not None or len(folded) < 5:
+            return hit
+        for table in (self.words, self.stems):
+            for size in range(min(_LONGEST_ENDING, len(folded) - _STEM_MIN), 0, -1):
+                if folded[-size:] in _FOLDED_ENDINGS:
+                    hit = table.get(folded[:-size])
+                    if hit is not None:
+                        return hit
         return None
 
     def lookup_cjk(self, run: str) -> list[tuple[str, str]]:
@@ -69,15 +97,51 @@ class Lexicon:
         return found
 
 
+def fold_accents(word: str) -> str:
+    """`migración` → `migracion`, `déploiement` → `deploiement` (users often drop accents)."""
+    if word.isascii():
+        return word
+    return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
+
+
+_FOLDED_ENDINGS = frozenset(fold_accents(e) for e in _ENDINGS)
+_LONGEST_ENDING = max(len(e) for e in _FOLDED_ENDINGS)
+
+
+def _verb_stems(table: Mapping[str, str]) -> dict[str, str]:
+    stems: dict[str, str] = {}
+    for key, english in table.items():
+        if " " in key:
+            continue
+        for ending in _INFINITIVES:
+            if key.endswith(ending) and len(key) - len(ending) >= _STEM_MIN + 1:
+                stems.setdefault(key[: -len(ending)], english)
+                break
+    return stems
+
+
 def build_lexicon() -> Lexicon:
     words: dict[str, str] = {}
     cjk: dict[str, str] = {}
+    stems: dict[str, str] = {}
     for module in (en, es, de, fr, ja, zh):
-        for key, english in parse_entries(module.ENTRIES).items():
+        table = parse_entries(module.ENTRIES)
+        for key, english in table.items():
             target = cjk if CJK_RUN.fullmatch(key) else words
             target[key] = f"{target[key]} {english}" if key in target else english
+            folded = fold_accents(key)
+            if target is words and folded != key:
+                words.setdefault(folded, english)
+        if module in (es, de, fr):
+            for stem, english in _verb_stems({fold_accents(k): e for k, e in table.items()}).items():
+                stems.setdefault(stem, english)
     longest = max((len(k) for k in cjk), default=1)
-    return Lexicon(MappingProxyType(words), MappingProxyType(cjk), longest)
+    heads: dict[str, int] = {}
+    for key in words:
+        parts = key.split(" ")
+        if len(parts) > 1:
+            heads[parts[0]] = max(heads.get(parts[0], 0), len(parts))
+    return Lexicon(MappingProxyType(words), MappingProxyType(cjk), longest, MappingProxyType(heads), MappingProxyType(stems))
 
 
 LEXICON = build_lexicon()
