@@ -2,7 +2,7 @@
 
 `upstream` is the fake upstream (see fake_upstream.py), cleared for each test.
 `start_proxy(engine=..., **settings)` starts a proxy in front of it; `proxy` is
-one with the marker engine. `logs` reads the JSON log lines the proxy wrote.
+one with the marker engine, `running` one with the real engine on skills/. `logs` reads the JSON log lines the proxy wrote.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from proxy.app import create_app
 from proxy.logging_setup import configure_logging
 from proxy.settings import Settings
 
-from .engines import MarkerEngine
+from .engines import MarkerEngine, real_engine
 from .fake_upstream import FakeUpstream
 from .servers import ServerThread
 
@@ -108,6 +108,14 @@ def start_proxy(upstream: FakeUpstream, logs: LogCapture) -> Iterator[Callable[.
 @pytest.fixture
 def proxy(start_proxy: Callable[..., RunningProxy]) -> RunningProxy:
     return start_proxy()
+
+
+@pytest.fixture
+def running(start_proxy: Callable[..., RunningProxy]) -> Iterator[RunningProxy]:
+    """The proxy with the real skill engine over the project's skills/."""
+    engine = real_engine()
+    yield start_proxy(engine=engine)
+    engine.close()
 
 
 def chat_body(model: str = "json", text: str = "hi", **extra: Any) -> dict[str, Any]:

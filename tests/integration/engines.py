@@ -83,3 +83,13 @@ class BlockingEngine(MarkerEngine):
         self.started.set()
         self.release.wait(10)
         return super().preprocess(body)
+
+
+def real_engine(roots: tuple[str, ...] | None = None, **overrides: Any):
+    """The real skill engine, not watching for changes: the project's own skills/ unless `roots` says."""
+    from proxy.engine import SkillEngine
+    from proxy.settings import Settings
+    from tests.conftest import REPO
+
+    roots = tuple(roots) if roots is not None else (str(REPO / "skills"),)
+    return SkillEngine.from_settings(Settings(roots=roots, **overrides), start_watching=False)

@@ -9,7 +9,6 @@ from __future__ import annotations
 import time
 
 import openai
-import pytest
 
 from proxy.core.router import SkillRouter
 from proxy.engine import SkillEngine
@@ -17,18 +16,6 @@ from proxy.settings import Settings
 from tests.conftest import REPO
 
 SQL = "my postgres query is slow and EXPLAIN shows a seq scan, which index should I add?"
-
-
-def engine_for(**overrides) -> SkillEngine:
-    settings = Settings(roots=(str(REPO / "skills"),), **overrides)
-    return SkillEngine.from_settings(settings, start_watching=False)
-
-
-@pytest.fixture
-def running(start_proxy):
-    engine = engine_for()
-    yield start_proxy(engine=engine)
-    engine.close()
 
 
 def client_for(running) -> openai.OpenAI:

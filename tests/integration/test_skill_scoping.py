@@ -7,25 +7,11 @@ on what the fake upstream received.
 from __future__ import annotations
 
 import httpx
-import pytest
 
-from proxy.engine import SkillEngine
-from proxy.settings import Settings
-from tests.conftest import REPO
+from .engines import real_engine as engine_for
 
 SQL = "my postgres query is slow and EXPLAIN shows a seq scan, which index should I add?"
 RELEASE = "write release notes and a changelog entry for the commits since the last tag"
-
-
-def engine_for(roots=(str(REPO / "skills"),), **overrides) -> SkillEngine:
-    return SkillEngine.from_settings(Settings(roots=tuple(roots), **overrides), start_watching=False)
-
-
-@pytest.fixture
-def running(start_proxy):
-    engine = engine_for()
-    yield start_proxy(engine=engine)
-    engine.close()
 
 
 def chat(proxy, text: str, model: str = "json", **headers) -> httpx.Response:

@@ -15,23 +15,12 @@ import openai
 import pytest
 
 from proxy.core.skill_tools import TOOL_NAMES
-from proxy.engine import SkillEngine
-from proxy.settings import Settings
 from tests.conftest import REPO
+
+from .engines import real_engine as engine_for
 
 SQL = "my postgres query is slow and EXPLAIN shows a seq scan, which index should I add?"
 FINAL = "I read the skill and its files. Here is the answer."
-
-
-def engine_for(roots=(str(REPO / "skills"),), **overrides) -> SkillEngine:
-    return SkillEngine.from_settings(Settings(roots=tuple(roots), **overrides), start_watching=False)
-
-
-@pytest.fixture
-def running(start_proxy):
-    engine = engine_for()
-    yield start_proxy(engine=engine)
-    engine.close()
 
 
 def client_for(running, **headers) -> openai.OpenAI:

@@ -5,18 +5,9 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from proxy.engine import SkillEngine
-from proxy.settings import Settings
 from tests.conftest import REPO
 
 SQL = "my postgres query is slow and EXPLAIN shows a seq scan, which index should I add?"
-
-
-@pytest.fixture
-def running(start_proxy):
-    engine = SkillEngine.from_settings(Settings(roots=(str(REPO / "skills"),)), start_watching=False)
-    yield start_proxy(engine=engine)
-    engine.close()
 
 
 def test_list_skills_sorted_with_their_flags_and_scoped_by_headers(running, upstream):
