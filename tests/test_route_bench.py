@@ -8,12 +8,9 @@ import sys
 
 import pytest
 
-from tests.conftest import REPO, SHARED
+from tests.conftest import REPO
 
-pytestmark = [
-    pytest.mark.shared_corpus,
-    pytest.mark.skipif(not SHARED.is_dir(), reason=f"shared corpus folder {SHARED} is absent"),
-]
+pytestmark = pytest.mark.shared_corpus  # skipped only without ../shared, never in CI (tests/conftest.py)
 
 
 def test_big_catalog_adds_renamed_reworded_copies_deterministically(tmp_path):

@@ -7,16 +7,13 @@ regressions fail without making the test brittle.
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
-SHARED = Path(__file__).parents[2].parent / "shared"
+from tests.conftest import SHARED
 
-pytestmark = [
-    pytest.mark.shared_corpus,
-    pytest.mark.skipif(not SHARED.is_dir(), reason=f"shared corpus folder {SHARED} is absent"),
-]
+
+pytestmark = pytest.mark.shared_corpus  # skipped only without ../shared, never in CI (tests/conftest.py)
 
 
 @pytest.fixture(scope="module")
