@@ -7,11 +7,9 @@ regressions fail without making the test brittle.
 
 from __future__ import annotations
 
-
 import pytest
 
 from tests.conftest import SHARED
-
 
 pytestmark = pytest.mark.shared_corpus  # skipped only without ../shared, never in CI (tests/conftest.py)
 
