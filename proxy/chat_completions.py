@@ -21,16 +21,16 @@ from fastapi import Request, Response
 from fastapi.responses import JSONResponse
 
 from proxy.core.preprocessed import Preprocessed
-from proxy.core.request_options import BadSkillsHeader, RequestOptions, options_from_headers
+from proxy.core.request_options import RequestOptions
 from proxy.core.skill_tools import tool_definitions
 from proxy.core.tool_calls import add_tools
 from proxy.core.tool_mode import rejects_tools, tool_mode_for
 from proxy.core.tool_rounds import ToolRounds
-from proxy.errors import BadRequest, normalise_error
+from proxy.errors import normalise_error
 from proxy.forwarding import Forwarder, streaming_response
 from proxy.middleware import DisconnectWatch, request_fields
 from proxy.preprocess_runner import ChatPreprocessor, log_decision_events, run_preprocessor
-from proxy.request_body import parse_chat_body, read_body
+from proxy.request_body import parse_chat_body, read_body, skills_options
 from proxy.settings import Settings
 from proxy.tool_loop import ToolLoop
 from proxy.upstream import UpstreamResponse
@@ -68,10 +68,7 @@ class ChatCompletions:
 
     def _options(self, request: Request, body: dict[str, Any]) -> RequestOptions:
         """The request's X-Skills-* choices and its tool mode; a bad header is a 400."""
-        try:
-            options = options_from_headers({k.lower(): v for k, v in request.headers.items()})
-        except BadSkillsHeader as exc:
-            raise BadRequest(str(exc), code="invalid_skills_header") from None
+        options = skills_options(request)
         tool_mode, why = tool_mode_for(self.settings.tool_mode, body, self.tools_refused)
         if why:
             log.info("tool_mode_changed", tool_mode=tool_mode, reason=why)

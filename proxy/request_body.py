@@ -1,4 +1,4 @@
-"""Reading a client's request body: the size cap, and a chat request's JSON.
+"""Reading a client's request: the body under its size cap, a chat request's JSON, the X-Skills-* headers.
 
 What lives here: reading a whole body or streaming one through, both under
 `max_body_bytes` (a clear 413, not a hang or a truncation), and checking that
@@ -15,6 +15,7 @@ from typing import Any
 from fastapi import Request
 from starlette.requests import ClientDisconnect
 
+from proxy.core.request_options import BadSkillsHeader, RequestOptions, options_from_headers
 from proxy.errors import BadRequest, BodyTooLarge, ClientDisconnected
 
 
@@ -64,3 +65,11 @@ def parse_chat_body(raw: bytes) -> dict[str, Any]:
     if not isinstance(body.get("messages"), list):
         raise BadRequest("request body needs `messages`: a list of chat messages", code="invalid_messages")
     return body
+
+
+def skills_options(request: Request) -> RequestOptions:
+    """The request's X-Skills-Allow/-Deny/-Mode choices; a bad value is a 400 that names the header."""
+    try:
+        return options_from_headers({k.lower(): v for k, v in request.headers.items()})
+    except BadSkillsHeader as exc:
+        raise BadRequest(str(exc), code="invalid_skills_header") from None

@@ -19,13 +19,12 @@ from typing import Any
 from fastapi import Request, Response
 from fastapi.responses import JSONResponse, PlainTextResponse
 
-from proxy.core.request_options import BadSkillsHeader, RequestOptions, options_from_headers
 from proxy.core.skill_files import read_skill_body
 from proxy.core.skill_json import skill_detail, skill_summary
 from proxy.core.skill_tools import READ_SKILL_FILE, closest_skill_names
-from proxy.errors import BadRequest, NotFound, ProxyError
+from proxy.errors import NotFound, ProxyError
 from proxy.preprocess_runner import ChatPreprocessor
-from proxy.request_body import parse_chat_body, read_body
+from proxy.request_body import parse_chat_body, read_body, skills_options
 from proxy.settings import Settings
 
 # read_skill_file's error codes as HTTP statuses
@@ -39,12 +38,12 @@ class SkillsApi:
         self.engine = engine
 
     async def list(self, request: Request) -> Response:
-        catalog = self.engine.skills(_options(request))
+        catalog = self.engine.skills(skills_options(request))
         data = [skill_summary(skill) for skill in sorted(catalog.skills, key=lambda s: s.name)]
         return JSONResponse({"object": "list", "data": data})
 
     async def get(self, request: Request, name: str) -> Response:
-        catalog = self.engine.skills(_options(request))
+        catalog = self.engine.skills(skills_options(request))
         skill = catalog.get(name)
         if skill is None:
             closest = ", ".join(closest_skill_names(name, catalog)) or "none"
@@ -57,7 +56,7 @@ class SkillsApi:
         return JSONResponse(skill_detail(skill, body, error))
 
     async def file(self, request: Request, name: str, path: str) -> Response:
-        tools = self.engine.skill_tools(_options(request))
+        tools = self.engine.skill_tools(skills_options(request))
         if tools is None:
             raise NotFound("no skills are loaded", code="skill_not_found")
         result = tools.call(READ_SKILL_FILE, {"skill": name, "path": path})
@@ -69,7 +68,7 @@ class SkillsApi:
 
     async def route(self, request: Request) -> Response:
         body = parse_chat_body(await read_body(request, self.settings.max_body_bytes))
-        result = await asyncio.to_thread(self.engine.preview, body, _options(request))
+        result = await asyncio.to_thread(self.engine.preview, body, skills_options(request))
         return JSONResponse({
             "mode": result.mode,
             "route": result.route_header,
@@ -86,13 +85,6 @@ class _FileError(ProxyError):
     def __init__(self, status: int, message: str, code: str) -> None:
         super().__init__(message, code=code)
         self.status = status
-
-
-def _options(request: Request) -> RequestOptions:
-    try:
-        return options_from_headers({k.lower(): v for k, v in request.headers.items()})
-    except BadSkillsHeader as exc:
-        raise BadRequest(str(exc), code="invalid_skills_header") from None
 
 
 def register(app: Any, api: SkillsApi) -> None:

@@ -28,7 +28,7 @@ import structlog
 from fastapi.responses import JSONResponse, Response
 
 from proxy.core.stream_round import StreamRound, closing_chunks, continuing_chunks, iter_events
-from proxy.core.tool_calls import add_usage, calls_in_message, split_calls
+from proxy.core.tool_calls import add_usage, calls_in_message, function_name, split_calls
 from proxy.core.tool_rounds import ToolRounds
 from proxy.errors import ProxyError, UpstreamError, empty_stream_error, normalise_error, sse_error_frame
 from proxy.streaming import split_complete_events
@@ -76,7 +76,7 @@ class ToolLoop:
             raise _rounds_exceeded(self.rounds)
         if theirs:
             _log_events(self.rounds.run_mixed(message.get("content"), mine, theirs))
-            message["tool_calls"] = [p for p in message["tool_calls"] if _part_name(p) not in self.rounds.ours]
+            message["tool_calls"] = [p for p in message["tool_calls"] if function_name(p) not in self.rounds.ours]
             return False
         _log_events(self.rounds.run(message.get("content"), mine))
         return True
@@ -172,11 +172,6 @@ def _first_message(data: dict[str, Any]) -> dict[str, Any]:
         if isinstance(message, dict):
             return message
     return {}
-
-
-def _part_name(part: Any) -> str | None:
-    function = part.get("function") if isinstance(part, dict) else None
-    return function.get("name") if isinstance(function, dict) else None
 
 
 def _final_response(answer: UpstreamResponse, raw: bytes, data: dict[str, Any], response_id: Any,

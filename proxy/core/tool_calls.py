@@ -36,16 +36,16 @@ def add_tools(body: Mapping[str, Any], definitions: Sequence[Mapping[str, Any]])
     to that name belong to the client.
     """
     client_tools = body.get("tools") if isinstance(body.get("tools"), list) else []
-    taken = {_tool_name(tool) for tool in client_tools}
-    ours = [copy.deepcopy(dict(d)) for d in definitions if _tool_name(d) not in taken]
+    taken = {function_name(tool) for tool in client_tools}
+    ours = [copy.deepcopy(dict(d)) for d in definitions if function_name(d) not in taken]
     if not ours:
         return dict(body), frozenset()
-    return {**body, "tools": [*client_tools, *ours]}, frozenset(_tool_name(d) for d in ours)
+    return {**body, "tools": [*client_tools, *ours]}, frozenset(function_name(d) for d in ours)
 
 
 def remove_tools(body: Mapping[str, Any], names: frozenset[str]) -> dict[str, Any]:
     """The request without the tools named (and without `tools` at all if none is left)."""
-    kept = [t for t in body.get("tools") or [] if _tool_name(t) not in names]
+    kept = [t for t in body.get("tools") or [] if function_name(t) not in names]
     result = {k: v for k, v in body.items() if k != "tools"}
     if kept:
         result["tools"] = kept
@@ -54,7 +54,8 @@ def remove_tools(body: Mapping[str, Any], names: frozenset[str]) -> dict[str, An
     return result
 
 
-def _tool_name(tool: Any) -> str | None:
+def function_name(tool: Any) -> str | None:
+    """`function.name` of a tool definition or of a tool call in a message."""
     if isinstance(tool, Mapping) and isinstance(tool.get("function"), Mapping):
         name = tool["function"].get("name")
         return name if isinstance(name, str) else None
