@@ -2,8 +2,9 @@
 
 What lives here: `RequestContext`, the middleware that gives each request its id
 (kept from `X-Request-ID` when the client sent a sane one), binds it to the log
-context, checks the Bearer key when `api_keys` is set, renders every
-`ProxyError` (and anything unexpected) as an OpenAI-shaped error, adds
+context, checks the Bearer key when `api_keys` is set (in constant time, against
+every key), refuses a path with a `..` segment or a control character, renders
+every `ProxyError` (and anything unexpected) as an OpenAI-shaped error, adds
 `X-Request-ID` (and `X-Skills-Route`, once a handler has set the `route`
 field) to the answer and writes the one canonical `request` log line.
 And `DisconnectWatch`, which races work against the client going away.
@@ -14,6 +15,7 @@ What must not: know about chat completions, skills or the upstream.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import hmac
 import re
 import time
@@ -23,7 +25,7 @@ from typing import Any, TypeVar
 
 import structlog
 
-from proxy.errors import ClientDisconnected, ProxyError, Unauthorized, error_bytes
+from proxy.errors import BadRequest, ClientDisconnected, ProxyError, Unauthorized, error_bytes
 
 log = structlog.get_logger("proxy.request")
 
@@ -37,6 +39,7 @@ T = TypeVar("T")
 OPEN_PATHS = frozenset({"/healthz"})
 FIELDS_KEY = "skillproxy.fields"
 SANE_REQUEST_ID = re.compile(r"[A-Za-z0-9._:\-]{1,128}")
+CONTROL_CHARACTER = re.compile(r"[\x00-\x1f\x7f]")
 
 
 def request_fields(scope: Scope) -> dict[str, Any]:
@@ -51,7 +54,8 @@ def request_id_of(scope: Scope) -> str:
 class RequestContext:
     def __init__(self, app: ASGIApp, api_keys: tuple[str, ...] = ()) -> None:
         self.app = app
-        self._keys = tuple(key.encode("utf-8") for key in api_keys)
+        self._auth_required = bool(api_keys)
+        self._key_digests = tuple(_digest(key.strip().encode("utf-8")) for key in api_keys if key.strip())
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -72,8 +76,9 @@ class RequestContext:
     async def _handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         fields = request_fields(scope)
         try:
-            if self._keys and scope["path"] not in OPEN_PATHS:
+            if self._auth_required and scope["path"] not in OPEN_PATHS:
                 self._authorize(scope)
+            _check_path(scope["path"])
             await self.app(scope, receive, send)
         except ClientDisconnected:
             fields["status"] = 499
@@ -87,10 +92,13 @@ class RequestContext:
             await _send_or_abort(send, fields, error)
 
     def _authorize(self, scope: Scope) -> None:
+        """Compares the digest of the given key with every key's, without stopping at a match."""
         scheme, _, token = _header(scope, b"authorization").partition(" ")
-        given = token.strip().encode("utf-8")
-        matches = [hmac.compare_digest(given, key) for key in self._keys]
-        if scheme.lower() != "bearer" or not any(matches):
+        given = token.strip().encode("latin-1")  # the header's own bytes
+        given_digest, matched = _digest(given), False
+        for key in self._key_digests:
+            matched |= hmac.compare_digest(given_digest, key)
+        if scheme.lower() != "bearer" or not given or not matched:
             raise Unauthorized("missing or wrong API key: send the proxy's key as "
                                "`Authorization: Bearer <key>` (one of `api_keys`)")
 
@@ -131,6 +139,22 @@ class DisconnectWatch:
             await self._body_done.wait()
         while (await self._receive())["type"] != "http.disconnect":
             pass
+
+
+def _digest(key: bytes) -> bytes:
+    """Keys are compared as SHA-256 digests: equal lengths, so the time taken says nothing about a key."""
+    return hashlib.sha256(key).digest()
+
+
+def _check_path(path: str) -> None:
+    """Refuses a decoded path with a control character (no route would match it) or a `..` segment
+    (by either separator: it could climb out of a prefix, such as the upstream's /v1)."""
+    if CONTROL_CHARACTER.search(path):
+        raise BadRequest("the path holds a control character (such as %00 or %0A), which no endpoint "
+                         "accepts", code="path_refused")
+    if ".." in re.split(r"[/\\]", path):
+        raise BadRequest("the path has a '..' segment; send the path without dot segments "
+                         "(such as /v1/models)", code="path_refused")
 
 
 def _with_request_id(send: Send, request_id: str, fields: dict[str, Any]) -> Send:

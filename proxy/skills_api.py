@@ -8,6 +8,9 @@
 - `POST /v1/skills/route`: `{"messages": [...]}` in, the decision the
   preprocessor would take out (mode, route, selected skills, the log events
   with their reasons, the rewritten messages); nothing is forwarded or stored.
+
+Any other method or path under `/v1/skills` is an OpenAI-shaped 404: the
+proxy owns that prefix, so none of it reaches the upstream.
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ from proxy.errors import NotFound, ProxyError
 from proxy.preprocess_runner import ChatPreprocessor
 from proxy.request_body import parse_chat_body, read_body, skills_options
 from proxy.settings import Settings
+
+ANY_METHOD = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
 
 # read_skill_file's error codes as HTTP statuses
 _STATUS_FOR = {"unknown_skill": 404, "not_found": 404, "path_refused": 400, "is_directory": 400,
@@ -69,14 +74,19 @@ class SkillsApi:
     async def route(self, request: Request) -> Response:
         body = parse_chat_body(await read_body(request, self.settings.max_body_bytes))
         result = await asyncio.to_thread(self.engine.preview, body, skills_options(request))
-        return JSONResponse({
+        return _ascii_json({
             "mode": result.mode,
             "route": result.route_header,
             "selected": list(result.selected),
             "injected_chars": result.injected_chars,
-            "events": [json.loads(json.dumps(e, default=str)) for e in result.events],
+            "events": list(result.events),
             "messages": result.messages,
         })
+
+
+def _ascii_json(payload: dict[str, Any]) -> Response:
+    """JSON with non-ASCII escaped, so a lone surrogate from the client's text cannot fail the encoding."""
+    return Response(json.dumps(payload, default=str), media_type="application/json")
 
 
 class _FileError(ProxyError):
@@ -87,8 +97,16 @@ class _FileError(ProxyError):
         self.status = status
 
 
+async def no_such_endpoint(request: Request) -> Response:
+    raise NotFound(f"no such skills endpoint: {request.method} {request.url.path}; the skills API is "
+                   "GET /v1/skills, GET /v1/skills/{name}, GET /v1/skills/{name}/files/{path} "
+                   "and POST /v1/skills/route")
+
+
 def register(app: Any, api: SkillsApi) -> None:
     app.add_api_route("/v1/skills", api.list, methods=["GET"])
     app.add_api_route("/v1/skills/route", api.route, methods=["POST"])
     app.add_api_route("/v1/skills/{name}", api.get, methods=["GET"])
     app.add_api_route("/v1/skills/{name}/files/{path:path}", api.file, methods=["GET"])
+    for prefix in ("/v1/skills", "/v1/skills/{rest:path}"):  # the rest of /v1/skills is never forwarded
+        app.add_api_route(prefix, no_such_endpoint, methods=ANY_METHOD)

@@ -3,12 +3,18 @@
 `upstream` is the fake upstream (see fake_upstream.py), cleared for each test.
 `start_proxy(engine=..., **settings)` starts a proxy in front of it; `proxy` is
 one with the marker engine, `running` one with the real engine on skills/. `logs` reads the JSON log lines the proxy wrote.
+
+Every log a test produces is grepped at teardown (the `logs` fixture): none of
+the well-known test secrets below, and no `Bearer` followed by a value that is
+not `[redacted]`, may appear in it. Tests that configure keys use these
+constants, so a key that reaches a log line fails whichever test logged it.
 """
 
 from __future__ import annotations
 
 import io
 import json
+import re
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -25,6 +31,18 @@ from proxy.settings import Settings
 from .engines import MarkerEngine, real_engine
 from .fake_upstream import FakeUpstream
 from .servers import ServerThread
+
+
+TEST_API_KEY = "sk-skillproxy-test-proxy-key-6c1d0e9b"
+TEST_UPSTREAM_KEY = "sk-skillproxy-test-upstream-key-a83f42d7"
+TEST_CLIENT_KEY = "sk-skillproxy-test-client-key-51e7b0c3"
+KNOWN_SECRETS = (TEST_API_KEY, TEST_UPSTREAM_KEY, TEST_CLIENT_KEY)
+UNREDACTED_BEARER = re.compile(r"(?i)\bbearer\s+(?!\[redacted\])[A-Za-z0-9._~+/=\-]+")
+
+
+def secrets_in(text: str) -> list[str]:
+    """The well-known test secrets, and every Bearer value left unredacted, found in `text`."""
+    return [s for s in KNOWN_SECRETS if s in text] + UNREDACTED_BEARER.findall(text)
 
 
 class LogCapture(io.StringIO):
@@ -85,8 +103,11 @@ def upstream(_fake_server: tuple[FakeUpstream, str]) -> FakeUpstream:
 
 
 @pytest.fixture
-def logs() -> LogCapture:
-    return LogCapture()
+def logs() -> Iterator[LogCapture]:
+    capture = LogCapture()
+    yield capture
+    leaked = secrets_in(capture.text())
+    assert not leaked, f"secrets reached the proxy's log: {leaked}"
 
 
 @pytest.fixture
