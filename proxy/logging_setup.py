@@ -30,6 +30,8 @@ SECRET_PATTERNS = (
     re.compile(r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=\-]+"),
     re.compile(r"\bsk-[A-Za-z0-9_\-]{8,}"),
 )
+# A key in a URL's query (`?key=AIza…`, `&api_key=…`), as Gemini-style and some self-hosted servers take it.
+QUERY_SECRET = re.compile(r"(?i)([?&](?:api[_-]?key|key|token|access[_-]?token|secret|password)=)[^&#\s\"']*")
 _OUR_HANDLER = "_skillproxy_handler"
 
 
@@ -61,6 +63,7 @@ class SecretRedactor:
     def _clean_text(self, text: str) -> str:
         for secret in self._secrets:
             text = text.replace(secret, REDACTED)
+        text = QUERY_SECRET.sub(lambda m: m.group(1) + REDACTED, text)
         for pattern in SECRET_PATTERNS:
             text = pattern.sub(lambda m: f"{m.group(1)} {REDACTED}" if m.groups() else REDACTED, text)
         return text

@@ -11,11 +11,9 @@ import structlog
 
 from proxy.logging_setup import SecretRedactor
 
-from .conftest import chat_body
+from .conftest import TEST_API_KEY, TEST_CLIENT_KEY, TEST_UPSTREAM_KEY, chat_body
 
-PROXY_KEY = "sk-proxy-key-0123456789abcdef"
-UPSTREAM_KEY = "sk-upstream-secret-0123456789"
-CLIENT_KEY = "sk-client-own-key-0123456789"
+PROXY_KEY, UPSTREAM_KEY, CLIENT_KEY = TEST_API_KEY, TEST_UPSTREAM_KEY, TEST_CLIENT_KEY
 
 
 def test_without_api_keys_the_clients_authorization_passes_through(proxy, upstream):
@@ -111,6 +109,15 @@ def test_the_redactor_cleans_keys_headers_bearer_values_and_known_secrets(logs):
         assert secret not in text
     assert cleaned["max_tokens"] == 7 and cleaned["prompt_tokens"] == 3
     assert cleaned["headers"][1] == ("x-custom", "ok") or cleaned["headers"][1] == ["x-custom", "ok"]
+
+
+def test_keys_in_a_query_string_are_redacted_in_every_logged_url(proxy, upstream, logs):
+    answer = httpx.get(proxy.url + "/v1/models?key=AIzaSyFake1234567890&api_key=plain999secret&limit=5")
+    assert answer.status_code == 200
+    assert upstream.last().query == "key=AIzaSyFake1234567890&api_key=plain999secret&limit=5"
+    text = logs.text()
+    assert "AIzaSyFake1234567890" not in text and "plain999secret" not in text
+    assert "key=[redacted]&api_key=[redacted]&limit=5" in text
 
 
 def test_stdlib_log_records_are_redacted_too(proxy, logs):
