@@ -18,13 +18,14 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, Request, Response
 from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException
 
 from proxy.chat_completions import ChatCompletions
-from proxy.errors import NotFound, UpstreamError
+from proxy.errors import NotFound, UpstreamError, error_body
 from proxy.forwarding import Forwarder
 from proxy.middleware import DisconnectWatch, RequestContext
 from proxy.preprocess_runner import ChatPreprocessor
-from proxy.request_body import capped_stream, check_declared_length
+from proxy.request_body import CHAT_REQUEST_DOC, capped_stream, check_declared_length
 from proxy.settings import Settings
 from proxy.skills_api import SkillsApi
 from proxy.skills_api import register as register_skills_api
@@ -41,18 +42,27 @@ def create_app(settings: Settings, engine: ChatPreprocessor, upstream: Upstream 
         yield
         await upstream.aclose()
 
-    app = FastAPI(title="skillproxy", docs_url=None, redoc_url=None, openapi_url=None, lifespan=lifespan)
+    app = FastAPI(title="skillproxy", docs_url=None, redoc_url=None, openapi_url=None, lifespan=lifespan,
+                  exception_handlers={HTTPException: _framework_error})
     app.add_middleware(RequestContext, api_keys=settings.api_keys)
     forwarder = Forwarder(upstream)
     proxy = _Routes(settings, forwarder)
     app.add_api_route("/healthz", proxy.healthz, methods=["GET"])
     app.add_api_route("/readyz", proxy.readyz, methods=["GET"])
     app.add_api_route("/v1/chat/completions", ChatCompletions(settings, engine, forwarder).handle,
-                      methods=["POST"])
+                      methods=["POST"], openapi_extra=CHAT_REQUEST_DOC)
     register_skills_api(app, SkillsApi(settings, engine))
     app.add_api_route("/v1/{path:path}", proxy.forward, methods=ALL_METHODS)
     app.add_api_route("/{path:path}", proxy.not_found, methods=ALL_METHODS)
     return app
+
+
+async def _framework_error(request: Request, exc: HTTPException) -> Response:
+    """The framework's own errors (a method no route takes, such as TRACE) in the OpenAI shape."""
+    allowed = f" (allowed: {exc.headers['Allow']})" if exc.headers and "Allow" in exc.headers else ""
+    code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "invalid_request")
+    message = f"{exc.detail}: {request.method} {request.url.path}{allowed}"
+    return JSONResponse(error_body(message, "invalid_request_error", code), exc.status_code, headers=exc.headers)
 
 
 class _Routes:
@@ -76,7 +86,7 @@ class _Routes:
             return JSONResponse({**body, "status": "unavailable", "upstream": url}, status_code=503)
         return JSONResponse({"status": "ready", "upstream": url, "upstream_status": status})
 
-    async def not_found(self, request: Request) -> Response:
+    async def not_found(self, request: Request, path: str) -> Response:
         raise NotFound(f"no such endpoint: {request.method} {request.url.path}; "
                        "skillproxy serves the OpenAI API under /v1 (and /healthz, /readyz)")
 

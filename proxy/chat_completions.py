@@ -36,6 +36,7 @@ from proxy.tool_loop import ToolLoop
 from proxy.upstream import UpstreamResponse
 
 log = structlog.get_logger("proxy.chat")
+MAX_LOGGED_MODEL_CHARS = 200
 
 
 class ChatCompletions:
@@ -46,9 +47,9 @@ class ChatCompletions:
         self.tools_refused: set[str] = set()  # models whose upstream rejected our tools: inline from now on
 
     async def handle(self, request: Request) -> Response:
-        body = parse_chat_body(await read_body(request, self.settings.max_body_bytes))
+        body = parse_chat_body(await read_body(request, self.settings.max_body_bytes), self.settings.max_messages)
         fields = request_fields(request.scope)
-        fields.update(model=body.get("model"), stream=bool(body.get("stream")))
+        fields.update(model=loggable_model(body.get("model")), stream=bool(body.get("stream")))
         options = self._options(request, body)
         async with DisconnectWatch(request.receive) as watch:
             result = await self._preprocess(body, options, fields, watch)
@@ -86,7 +87,7 @@ class ChatCompletions:
 
     def _with_skill_tools(self, body: dict[str, Any], options: RequestOptions) -> tuple[dict[str, Any], Any]:
         """The body with the proxy's tools added in server mode, and (runner, names added) or None."""
-        wanted = options.tool_mode == "server" and options.skills_mode != "off"
+        wanted = options.tool_mode == "server" and options.skills_mode != "off" and _tools_can_take_ours(body)
         runner = self.engine.skill_tools(options) if wanted else None
         if runner is None:
             return body, None
@@ -104,7 +105,7 @@ class ChatCompletions:
             return JSONResponse(normalise_error(answer.status, raw, self.forwarder.upstream.base_url), answer.status)
         model = str(body.get("model"))
         self.tools_refused.add(model)
-        log.warning("upstream_rejected_tools", model=model, status=answer.status,
+        log.warning("upstream_rejected_tools", model=loggable_model(model), status=answer.status,
                     message=raw[:300].decode("utf-8", "replace"), now_using="inline")
         fields = request_fields(request.scope)
         fields["tool_mode"] = "inline"
@@ -123,8 +124,30 @@ class ChatCompletions:
         return finish
 
     async def _send_chat(self, request: Request, body: dict[str, Any]) -> UpstreamResponse:
-        content = json.dumps(body, ensure_ascii=False).encode("utf-8")
-        return await self.forwarder.send(request, "chat/completions", content, keep_length=False)
+        return await self.forwarder.send(request, "chat/completions", json_bytes(body), keep_length=False)
+
+
+def json_bytes(body: dict[str, Any]) -> bytes:
+    """The body as UTF-8 JSON, or ASCII-escaped JSON when it holds a lone surrogate (half an emoji,
+    which the client sent as an escape): UTF-8 cannot carry one, an escape reaches the upstream as sent."""
+    text = json.dumps(body, ensure_ascii=False)
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(body).encode("ascii")
+
+
+def loggable_model(model: Any) -> Any:
+    """The request's `model` for a log line: as sent, unless it is long or not text (then JSON, cut short)."""
+    if model is None or (isinstance(model, str) and len(model) <= MAX_LOGGED_MODEL_CHARS):
+        return model
+    text = model if isinstance(model, str) else json.dumps(model, ensure_ascii=False)
+    return text if len(text) <= MAX_LOGGED_MODEL_CHARS else text[:MAX_LOGGED_MODEL_CHARS] + "…"
+
+
+def _tools_can_take_ours(body: dict[str, Any]) -> bool:
+    """False when the client's `tools` is not a list: it goes upstream as sent, for the upstream to judge."""
+    return body.get("tools") is None or isinstance(body["tools"], list)
 
 
 def _rewritten(body: dict[str, Any], result: Preprocessed, fields: dict[str, Any]) -> dict[str, Any]:

@@ -60,6 +60,7 @@ class Settings:
     model_overrides: Mapping[str, Any] = field(default_factory=dict)
     api_keys: tuple[str, ...] = field(default=(), repr=False)
     max_body_bytes: int = 32 * 1024 * 1024
+    max_messages: int = 10_000
     max_skill_file_bytes: int = 100 * 1024
     connect_timeout: float = 5.0
     read_timeout: float = 600.0
@@ -252,7 +253,7 @@ def _validate(s: Settings) -> None:
         raise SettingsError("configuration key 'max_routed_skills': must be 1, 2 or 3")
     if not 0 <= s.port < 65536:
         raise SettingsError(f"configuration key 'port': {s.port} is not a TCP port")
-    for key in ("scan_timeout", "connect_timeout", "read_timeout", "max_body_bytes",
+    for key in ("scan_timeout", "connect_timeout", "read_timeout", "max_body_bytes", "max_messages",
                 "max_skill_file_bytes", "state_max_entries", "max_tool_rounds", "skills_index_max_chars"):
         if getattr(s, key) <= 0:
             raise SettingsError(f"configuration key {key!r}: must be greater than 0")

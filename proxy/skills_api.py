@@ -27,7 +27,7 @@ from proxy.core.skill_json import skill_detail, skill_summary
 from proxy.core.skill_tools import READ_SKILL_FILE, closest_skill_names
 from proxy.errors import NotFound, ProxyError
 from proxy.preprocess_runner import ChatPreprocessor
-from proxy.request_body import parse_chat_body, read_body, skills_options
+from proxy.request_body import CHAT_REQUEST_DOC, parse_chat_body, read_body, skills_options
 from proxy.settings import Settings
 
 ANY_METHOD = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
@@ -72,7 +72,7 @@ class SkillsApi:
                          result.content.removeprefix("error: "), str(result.event.get("error")))
 
     async def route(self, request: Request) -> Response:
-        body = parse_chat_body(await read_body(request, self.settings.max_body_bytes))
+        body = parse_chat_body(await read_body(request, self.settings.max_body_bytes), self.settings.max_messages)
         result = await asyncio.to_thread(self.engine.preview, body, skills_options(request))
         return _ascii_json({
             "mode": result.mode,
@@ -105,8 +105,8 @@ async def no_such_endpoint(request: Request) -> Response:
 
 def register(app: Any, api: SkillsApi) -> None:
     app.add_api_route("/v1/skills", api.list, methods=["GET"])
-    app.add_api_route("/v1/skills/route", api.route, methods=["POST"])
+    app.add_api_route("/v1/skills/route", api.route, methods=["POST"], openapi_extra=CHAT_REQUEST_DOC)
     app.add_api_route("/v1/skills/{name}", api.get, methods=["GET"])
     app.add_api_route("/v1/skills/{name}/files/{path:path}", api.file, methods=["GET"])
     for prefix in ("/v1/skills", "/v1/skills/{rest:path}"):  # the rest of /v1/skills is never forwarded
-        app.add_api_route(prefix, no_such_endpoint, methods=ANY_METHOD)
+        app.add_api_route(prefix, no_such_endpoint, methods=ANY_METHOD, include_in_schema=False)

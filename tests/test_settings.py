@@ -52,3 +52,12 @@ def test_unknown_env_key_and_missing_file_are_errors(tmp_path):
         load_settings(env={"SKILLPROXY_NOPE": "1"})
     with pytest.raises(SettingsError, match="not found"):
         load_settings(tmp_path / "missing.yaml", env={})
+
+
+def test_max_messages_from_the_environment_and_it_must_be_positive():
+    assert Settings().max_messages == 10_000
+    assert load_settings(env={"SKILLPROXY_MAX_MESSAGES": "50"}).max_messages == 50
+    with pytest.raises(SettingsError, match="max_messages"):
+        load_settings(env={"SKILLPROXY_MAX_MESSAGES": "0"})
+    with pytest.raises(SettingsError, match="max_messages"):
+        load_settings(env={"SKILLPROXY_MAX_MESSAGES": "lots"})

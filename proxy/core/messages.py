@@ -41,7 +41,11 @@ def _is_text_part(part: Any) -> bool:
 
 
 def prepend_block(message: Mapping[str, Any], block: str) -> dict[str, Any]:
-    """Put `block` and a `---` rule before the text: the routed and reminder shape."""
+    """Put `block` and a `---` rule before the text: the routed and reminder shape.
+
+    Content that is neither text nor a list of parts (null, a number, an object) is not the
+    proxy's to replace: the message is left as it is, for the upstream to judge.
+    """
     return _map_first_text(message, lambda text: f"{block}{SEPARATOR}{text}", block)
 
 
@@ -85,4 +89,4 @@ def _map_first_text(message: Mapping[str, Any], change, text_if_none: str) -> di
         parts = list(content)
         parts[first] = {**parts[first], "text": change(parts[first]["text"])}
         return {**message, "content": parts}
-    return {**message, "content": text_if_none}
+    return dict(message)
