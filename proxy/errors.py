@@ -3,8 +3,10 @@
 What lives here: `ProxyError` and its kinds, each with an HTTP status hint;
 rendering an error as OpenAI's `{"error": {"message", "type", "code"}}`; turning
 the error bodies of other servers (LM Studio's `{"error": "text"}`, vLLM's
-legacy `{"object": "error", ...}`, FastAPI's `{"detail": ...}`, plain text)
-into that shape.
+legacy `{"object": "error", ...}`, FastAPI's `{"detail": ...}`, plain text, and
+the HTML pages of whatever stands in front of them: nginx, Cloudflare) into that
+shape, and the error for an answer that is not what was asked for (an HTML page
+or plain text where a chat completion should be).
 
 What must not: any web framework or HTTP client. Mapping httpx exceptions to
 these kinds happens in `proxy.upstream` only.
@@ -12,10 +14,19 @@ these kinds happens in `proxy.upstream` only.
 
 from __future__ import annotations
 
+import html
 import json
+import re
 from typing import Any
 
 MAX_TEXT_CHARS = 2000
+MAX_PAGE_CHARS = 300
+MAX_PAGE_BYTES = 100_000  # an HTML error page is read this far: its title and first words are what matter
+_HTML_START = re.compile(r"\s*(<!--.*?-->\s*)*<(!doctype\s+html|html|head|body)\b", re.IGNORECASE | re.DOTALL)
+_HTML_HIDDEN = re.compile(r"<(script|style|noscript)\b.*?</\1\s*>|<!--.*?-->", re.IGNORECASE | re.DOTALL)
+_HTML_TITLE = re.compile(r"<title\b[^>]*>(.*?)</title\s*>", re.IGNORECASE | re.DOTALL)
+_HTML_TAG = re.compile(r"<[^>]*>")
+BASE_URL_HINT = "is `upstream` the model server's OpenAI API base URL (usually ending in /v1)?"
 
 
 class ProxyError(Exception):
@@ -72,6 +83,19 @@ def empty_stream_error(url: str) -> UpstreamError:
                          "why (a prompt longer than its context is a common cause)", code="upstream_empty_stream")
 
 
+def invalid_answer_error(url: str, status: int, content_type: str, raw: bytes) -> UpstreamError:
+    """An answer that should have been a chat completion (a JSON object) and is something else."""
+    what = content_type.split(";")[0].strip() or "no content type"
+    if "json" in what and raw.strip() and not is_html(raw):
+        why = (f"{len(raw)} bytes that do not parse as a JSON object ({readable_text(raw)[:120]!r}); the answer may "
+               "have been cut off or mangled: see the model server's log")
+    else:
+        shown = f'an HTML page: "{html_summary(raw)}"' if is_html(raw) else repr(readable_text(raw)[:200])
+        why = f"{shown if raw.strip() else 'an empty body'}; {BASE_URL_HINT}"
+    return UpstreamError(f"upstream {url} answered HTTP {status} ({what}) instead of a chat completion, with {why}",
+                         code="upstream_invalid_response")
+
+
 class UpstreamTimeout(UpstreamError):
     status = 504
     code = "upstream_timeout"
@@ -102,6 +126,8 @@ def normalise_error(status: int, raw: bytes, upstream: str) -> dict[str, Any]:
     """The OpenAI-shaped body for an upstream error response of any shape."""
     data = _parse_json(raw)
     type_ = "invalid_request_error" if status < 500 else "upstream_error"
+    if data is None and is_html(raw):
+        return error_body(_html_error_message(status, raw, upstream), type_, "upstream_html_error")
     if is_openai_error(data):
         error = dict(data["error"])
         error.setdefault("type", type_)
@@ -113,6 +139,39 @@ def normalise_error(status: int, raw: bytes, upstream: str) -> dict[str, Any]:
     return error_body(message, _type_of(data) or type_, code)
 
 
+def is_html(raw: bytes) -> bool:
+    return bool(_HTML_START.match(raw[:4096].decode("utf-8", "replace").lstrip("\ufeff")))
+
+
+def html_summary(raw: bytes) -> str:
+    """What a person would read on an HTML page: its title, then its visible text, in short."""
+    page = _HTML_HIDDEN.sub(" ", raw[:MAX_PAGE_BYTES].decode("utf-8", "replace"))
+    title_match = _HTML_TITLE.search(page)
+    title = _plain(title_match.group(1)) if title_match else ""
+    text = _plain(_HTML_TITLE.sub(" ", page))
+    summary = f"{title}: {text}" if title and text and not text.startswith(title) else text or title
+    return summary if len(summary) <= MAX_PAGE_CHARS else summary[:MAX_PAGE_CHARS - 1].rstrip() + "…"
+
+
+def readable_text(raw: bytes) -> str:
+    """A body as text for a message: HTML summarised, anything else decoded and cut to a length."""
+    if is_html(raw):
+        return html_summary(raw)
+    return raw.decode("utf-8", errors="replace").strip()[:MAX_TEXT_CHARS]
+
+
+def _plain(markup: str) -> str:
+    return " ".join(html.unescape(_HTML_TAG.sub(" ", markup)).split())
+
+
+def _html_error_message(status: int, raw: bytes, upstream: str) -> str:
+    page = f'upstream {upstream} answered HTTP {status} with an HTML page, not an API error: "{html_summary(raw)}"'
+    if status >= 500:
+        return (f"{page}. A reverse proxy, load balancer or CDN in front of the model server answered: "
+                "the model server behind it may be down, restarting or too slow; check it and its logs")
+    return f"{page}; {BASE_URL_HINT}"
+
+
 def _message_and_code(data: Any, raw: bytes) -> tuple[str, Any]:
     if isinstance(data, dict):
         inner = data.get("error")
@@ -122,8 +181,7 @@ def _message_and_code(data: Any, raw: bytes) -> tuple[str, Any]:
             if data.get(key):
                 value = data[key]
                 return value if isinstance(value, str) else json.dumps(value), data.get("code")
-    text = raw.decode("utf-8", errors="replace").strip()
-    return text[:MAX_TEXT_CHARS], None
+    return readable_text(raw), None
 
 
 def _type_of(data: Any) -> str | None:

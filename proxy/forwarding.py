@@ -1,14 +1,20 @@
 """Sending a client's request upstream and handing the answer back.
 
 What lives here: `Forwarder.send` (the upstream URL and headers for a client
-request; the upstream's time is noted for the request log), `Forwarder.respond`
-(an error answer normalised to the OpenAI shape, anything else relayed as it
+request; a passthrough body of a declared length up to 1 MiB is read first, so
+that a request meeting a keep-alive connection the upstream closed can be sent
+again; the upstream's time is noted for the request log), `Forwarder.respond`
+(an error answer normalised to the OpenAI shape; a chat completion that is not
+an event stream read whole first, so that an answer that breaks off, stalls
+past `read_timeout` or is not JSON at all becomes a 502/504 the client can act
+on rather than a cut connection or an HTML page; anything else relayed as it
 comes) and `streaming_response`.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import json
+from collections.abc import AsyncIterable, AsyncIterator
 from typing import Any
 
 from fastapi import Request, Response
@@ -16,10 +22,12 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from starlette.background import BackgroundTask
 from starlette.requests import ClientDisconnect
 
-from proxy.errors import ClientDisconnected, normalise_error
+from proxy.errors import ClientDisconnected, invalid_answer_error, normalise_error
 from proxy.middleware import DisconnectWatch, request_fields, request_id_of
 from proxy.streaming import relay, stream_headers
 from proxy.upstream import Upstream, UpstreamResponse
+
+REPLAYABLE_BODY_BYTES = 1 << 20  # larger bodies (uploads) stream through as they come
 
 
 class Forwarder:
@@ -31,6 +39,7 @@ class Forwarder:
         headers = self.upstream.request_headers(
             [(k, v) for k, v in request.headers.items()], request_id_of(request.scope), keep_length)
         try:
+            content = await _replayable(request, content)
             answer = await self.upstream.send(request.method, url, headers, content)
         except ClientDisconnect:
             raise ClientDisconnected() from None
@@ -39,18 +48,52 @@ class Forwarder:
 
     async def respond(self, answer: UpstreamResponse, watch: DisconnectWatch) -> Response:
         if answer.status >= 400:
-            try:
-                raw = await watch.guard(answer.read())
-            finally:
-                await answer.aclose()
+            raw = await _read_whole(answer, watch)
             body = normalise_error(answer.status, raw, self.upstream.base_url)
             return JSONResponse(body, status_code=answer.status)
+        if self._is_chat_completion(answer) and not answer.is_event_stream:
+            return _completion_response(answer, await _read_whole(answer, watch))
         return streaming_response(answer, relay(answer), BackgroundTask(answer.aclose))
+
+    def _is_chat_completion(self, answer: UpstreamResponse) -> bool:
+        return answer.method == "POST" and answer.url.split("?", 1)[0] == self.upstream.url_for("chat/completions")
+
+
+async def _replayable(request: Request, content: Any) -> Any:
+    """A streamed body of a small declared length, read whole; any other body as it is."""
+    declared = request.headers.get("content-length", "")
+    if not isinstance(content, AsyncIterable) or not declared.isdigit() or int(declared) > REPLAYABLE_BODY_BYTES:
+        return content
+    return b"".join([chunk async for chunk in content])
+
+
+async def _read_whole(answer: UpstreamResponse, watch: DisconnectWatch) -> bytes:
+    try:
+        return await watch.guard(answer.read())
+    finally:
+        await answer.aclose()
+
+
+def _completion_response(answer: UpstreamResponse, raw: bytes) -> Response:
+    """The upstream's own bytes, once they are known to be a JSON object."""
+    try:
+        is_object = isinstance(json.loads(raw), dict)
+    except ValueError:
+        is_object = False
+    if not is_object:
+        raise invalid_answer_error(answer.url, answer.status, answer.content_type, raw)
+    response = Response(raw, status_code=answer.status)
+    response.raw_headers = _raw_headers(stream_headers(answer)) + [(b"content-length", str(len(raw)).encode())]
+    return response
 
 
 def streaming_response(answer: UpstreamResponse, body: AsyncIterator[bytes], background: BackgroundTask | None = None,
                ) -> StreamingResponse:
     """The client's response: the upstream's status and headers, `body` as it comes."""
     response = StreamingResponse(body, status_code=answer.status, background=background)
-    response.raw_headers = [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in stream_headers(answer)]
+    response.raw_headers = _raw_headers(stream_headers(answer))
     return response
+
+
+def _raw_headers(headers: list[tuple[str, str]]) -> list[tuple[bytes, bytes]]:
+    return [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in headers]

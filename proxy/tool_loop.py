@@ -6,7 +6,10 @@ read; when the model called only the proxy's tools, they run (see
 `ToolRounds`) and the upstream is asked again with the exchange appended, up
 to `max_tool_rounds`, after which the proxy's tools are withdrawn so the model
 has to answer. The client gets one answer: one `id`, `usage` summed over the
-rounds, content streamed as it comes, the proxy's tool calls never shown.
+rounds, content streamed as it comes, the proxy's tool calls never shown, and
+one `[DONE]` at the end even when the upstream sent none. Events no client
+could read are skipped and logged (`stream_events_skipped`); a failure after
+the stream began is a framed error, then `[DONE]`.
 
 An answer that calls client tools too goes to the client with only the
 client's calls (the client can run those; it cannot run ours); the proxy runs
@@ -30,8 +33,9 @@ from fastapi.responses import JSONResponse, Response
 from proxy.core.stream_round import StreamRound, closing_chunks, continuing_chunks, iter_events
 from proxy.core.tool_calls import add_usage, calls_in_message, function_name, split_calls
 from proxy.core.tool_rounds import ToolRounds
-from proxy.errors import ProxyError, UpstreamError, empty_stream_error, normalise_error, sse_error_frame
-from proxy.streaming import split_complete_events
+from proxy.errors import (ProxyError, UpstreamError, empty_stream_error, invalid_answer_error, normalise_error,
+                          sse_error_frame)
+from proxy.streaming import EventBuffer
 from proxy.upstream import UpstreamResponse
 
 log = structlog.get_logger("proxy.tool_loop")
@@ -57,7 +61,7 @@ class ToolLoop:
                 raw = await guard(_read(answer))
                 if answer.status >= 400:
                     return JSONResponse(normalise_error(answer.status, raw, self.upstream_url), answer.status)
-                data = _completion(raw, answer.url)
+                data = _completion(answer, raw)
                 response_id, usage = response_id or data.get("id"), add_usage(usage, data.get("usage"))
                 if not self._continue_after(data):
                     return _final_response(answer, raw, data, response_id, usage, self.rounds)
@@ -91,6 +95,9 @@ class ToolLoop:
                     yield out
                 await answer.aclose()
                 outcome = round_.outcome()
+                if outcome.skipped:
+                    log.warning("stream_events_skipped", count=outcome.skipped, round=self.rounds.rounds,
+                                reason="not a JSON object, or no data")
                 response_id, usage = round_.response_id, add_usage(usage, outcome.usage)
                 if not outcome.events:
                     raise empty_stream_error(answer.url)
@@ -121,15 +128,14 @@ class ToolLoop:
 
 async def _round_events(answer: UpstreamResponse, round_: StreamRound) -> AsyncIterator[bytes]:
     """The client-bound bytes of one streamed round, whole events at a time."""
-    pending = b""
+    buffer = EventBuffer()
     async for chunk in answer.iter_bytes():
-        complete, pending = split_complete_events(pending + chunk)
-        for event in iter_events(complete):
+        for event in iter_events(buffer.feed(chunk)):
             out = round_.feed(event)
             if out:
                 yield out
-    if pending.strip():
-        out = round_.feed(pending)
+    if buffer.rest.strip():  # a last event the upstream did not end with a blank line
+        out = round_.feed(buffer.rest.rstrip(b"\r\n") + b"\n\n")
         if out:
             yield out
 
@@ -154,14 +160,13 @@ async def _read(answer: UpstreamResponse) -> bytes:
         await answer.aclose()
 
 
-def _completion(raw: bytes, url: str) -> dict[str, Any]:
+def _completion(answer: UpstreamResponse, raw: bytes) -> dict[str, Any]:
     try:
         data = json.loads(raw)
     except ValueError:
         data = None
     if not isinstance(data, dict):
-        raise UpstreamError(f"upstream {url} answered with something that is not a chat completion: "
-                            f"{raw[:200].decode('utf-8', 'replace')!r}", code="upstream_bad_response")
+        raise invalid_answer_error(answer.url, answer.status, answer.content_type, raw)
     return data
 
 

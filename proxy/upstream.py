@@ -4,7 +4,13 @@ What lives here: building the upstream URL and headers (hop-by-hop headers
 dropped, `Accept-Encoding: identity`, the Authorization rule), sending a request
 and reading its answer as a stream, the readiness probe, and the ONE place where
 httpx exceptions become `proxy.errors` kinds; no httpx type leaves this module.
-It logs `upstream_request`, `upstream_response` and `upstream_error`.
+It logs `upstream_request`, `upstream_response`, `upstream_retry` and `upstream_error`.
+
+Keep-alive: upstreams close idle connections (uvicorn and llama.cpp's server
+after 5 s, some after each answer). The pool drops a connection after 4 s idle,
+before they do; and a request that meets a pooled connection the upstream has
+closed anyway (it fails before any answer) is sent again on another one, when
+its body can be sent again. A failure on a new connection is the upstream's.
 
 What must not: know about chat completions, skills or FastAPI.
 """
@@ -12,7 +18,7 @@ What must not: know about chat completions, skills or FastAPI.
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterable, AsyncIterator, Iterator
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -33,6 +39,11 @@ NOT_FORWARDED_UP = HOP_BY_HOP | {"accept-encoding", "authorization", "x-request-
 NOT_FORWARDED_DOWN = HOP_BY_HOP | {"content-length", "content-encoding", "date", "server", "x-request-id"}
 
 Headers = list[tuple[str, str]]
+Content = bytes | AsyncIterable[bytes] | None
+
+KEEPALIVE_EXPIRY = 4.0  # seconds; below the 5 s after which uvicorn and llama.cpp close an idle connection
+MAX_STALE_RETRIES = 8  # each stale connection fails once and leaves the pool, so this bounds a burst of them
+STALE_ERRORS = (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError)
 
 
 @dataclass
@@ -44,6 +55,11 @@ class UpstreamResponse:
     url: str
     upstream_ms: float
     _response: httpx.Response = field(repr=False)
+
+    @property
+    def method(self) -> str:
+        """The method of the request this answers."""
+        return self._response.request.method
 
     @property
     def content_type(self) -> str:
@@ -82,7 +98,7 @@ class Upstream:
                 write=settings.read_timeout,
                 pool=settings.connect_timeout,
             ),
-            limits=httpx.Limits(max_connections=None, max_keepalive_connections=32),
+            limits=httpx.Limits(max_connections=None, max_keepalive_connections=32, keepalive_expiry=KEEPALIVE_EXPIRY),
             transport=transport,
             follow_redirects=False,
         )
@@ -108,27 +124,49 @@ class Upstream:
         method: str,
         url: str,
         headers: Headers,
-        content: bytes | AsyncIterable[bytes] | None,
+        content: Content,
     ) -> UpstreamResponse:
         """Send a request; the answer's headers are in, its body is not read yet."""
-        request = self._client.build_request(method, url, headers=headers, content=content)
         size = len(content) if isinstance(content, bytes) else None
         log.info("upstream_request", method=method, url=url, body_bytes=size)
         started = time.perf_counter()
         with _mapped_errors(url, "sending the request or waiting for its answer to start", started):
-            response = await self._client.send(request, stream=True)
+            response = await self._send_past_stale_connections(method, url, headers, content)
         upstream_ms = _ms_since(started)
         log.info("upstream_response", url=url, status=response.status_code,
                  content_type=response.headers.get("content-type"), upstream_ms=upstream_ms)
         return UpstreamResponse(response.status_code, response_headers(response.headers.raw),
                                 url, upstream_ms, response)
 
+    async def _send_past_stale_connections(self, method: str, url: str, headers: Headers, content: Content,
+                                           timeout: float | None = None) -> httpx.Response:
+        """The answer; a pooled connection found closed is dropped and the request sent again."""
+        replayable = content is None or isinstance(content, bytes)
+        retries = 0
+        while True:
+            opened: list[str] = []
+            request = self._client.build_request(
+                method, url, headers=headers, content=content, extensions={"trace": _connection_opening(opened)},
+                timeout=httpx.USE_CLIENT_DEFAULT if timeout is None else timeout)
+            try:
+                return await self._client.send(request, stream=True)
+            except STALE_ERRORS as exc:
+                retries += 1
+                if opened or not replayable or retries > MAX_STALE_RETRIES:
+                    raise
+                log.info("upstream_retry", url=url, reason="stale keep-alive connection",
+                         error=str(exc) or type(exc).__name__, retry=retries)
+
     async def probe(self) -> int:
         """Status of `GET {upstream}/models`; raises an UpstreamError when unreachable."""
         url = self.url_for("models")
         headers = [("authorization", f"Bearer {self._api_key}")] if self._api_key else []
         with _mapped_errors(url, "checking readiness"):
-            response = await self._client.get(url, headers=headers, timeout=self._probe_timeout)
+            response = await self._send_past_stale_connections("GET", url, headers, None, self._probe_timeout)
+            try:
+                await response.aread()
+            finally:
+                await response.aclose()
         return response.status_code
 
     async def aclose(self) -> None:
@@ -147,6 +185,14 @@ def response_headers(raw: list[tuple[bytes, bytes]]) -> Headers:
     decoded = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in raw]
     dropped = NOT_FORWARDED_DOWN | _connection_tokens(decoded)
     return [(k, v) for k, v in decoded if k.lower() not in dropped]
+
+
+def _connection_opening(opened: list[str]) -> Callable[[str, dict[str, object]], Awaitable[None]]:
+    """An httpcore trace hook noting that the request opened a new connection (not a pooled one)."""
+    async def trace(event: str, info: dict[str, object]) -> None:
+        if event.startswith("connection.connect_tcp"):
+            opened.append(event)
+    return trace
 
 
 def _connection_tokens(headers: Headers) -> set[str]:
@@ -178,13 +224,23 @@ def _map_httpx_error(exc: httpx.HTTPError, url: str, doing: str) -> ProxyError:
     if isinstance(exc, httpx.TimeoutException):
         return UpstreamTimeout(f"upstream {url} did not answer in time while {doing} ({type(exc).__name__}); "
                                "a local model may still be loading: raise `read_timeout` if it needs longer")
+    if isinstance(exc, httpx.RemoteProtocolError) and not _broke_off(detail):
+        return UpstreamError(f"upstream {url} answered something that is not valid HTTP while {doing}: {detail}; "
+                             "is `upstream` the right host and port, and plain http:// or https:// as the "
+                             "server expects?", code="upstream_protocol_error")
     if isinstance(exc, (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError, httpx.CloseError)):
-        return UpstreamError(f"upstream {url} closed the connection while {doing}: {detail}",
+        return UpstreamError(f"upstream {url} closed the connection while {doing}: {detail}; the model server "
+                             "may have crashed or restarted (see its log), or `upstream` is not an HTTP server",
                              code="upstream_connection_closed")
     if isinstance(exc, (httpx.UnsupportedProtocol, httpx.InvalidURL)):
         return UpstreamError(f"upstream URL {url} is not usable: {detail}; check `upstream`",
                              code="upstream_misconfigured")
     return UpstreamError(f"upstream {url} failed while {doing}: {type(exc).__name__}: {detail}")
+
+
+def _broke_off(detail: str) -> bool:
+    """Whether a protocol error's message says the connection ended early (not that the bytes were wrong)."""
+    return any(words in detail.lower() for words in ("disconnected", "closed connection", "connection closed"))
 
 
 def _ms_since(started: float) -> float:

@@ -10,7 +10,12 @@ the client should get now:
   response;
 - finish chunks, usage-only chunks and `[DONE]` are held back: the loop
   decides at the end of the round whether the answer goes on (another round)
-  or ends (held chunks out, `usage` summed over rounds, one `[DONE]`).
+  or ends (held chunks out, `usage` summed over rounds, one `[DONE]`);
+- comments (`: ping`) and blank lines go out as they are (they keep idle
+  connections open); an event no client could read, whose data is not a JSON
+  object (`data: not json`) or which has no data but other fields
+  (`event: ping`, which the openai SDK would try to parse), is skipped and
+  counted in `skipped`.
 
 What must not: know about HTTP, run tools, or decide whether to go on.
 """
@@ -70,6 +75,7 @@ class RoundOutcome:
     saw_error: bool
     saw_done: bool
     events: int
+    skipped: int = 0
 
 
 class StreamRound:
@@ -86,22 +92,23 @@ class StreamRound:
         self._saw_error = False
         self._saw_done = False
         self._events = 0
+        self._skipped = 0
 
     def feed(self, raw: bytes) -> bytes:
         """The bytes to send the client now for one whole event (possibly none)."""
         self._events += 1
         data = event_data(raw)
         if data is None:
-            return raw  # a comment or keep-alive
+            return raw if _only_comments(raw) else self._skip()
         if data.strip() == "[DONE]":
             self._saw_done = True
             return b""
         try:
             chunk = json.loads(data)
         except ValueError:
-            return raw
+            return self._skip()
         if not isinstance(chunk, dict):
-            return raw
+            return self._skip()
         if "error" in chunk:
             self._saw_error = True
             return raw
@@ -110,7 +117,11 @@ class StreamRound:
     def outcome(self) -> RoundOutcome:
         calls = [ToolCall(s.id, s.name, s.arguments, i) for i, s in sorted(self._slots.items())]
         return RoundOutcome("".join(self._content), calls, self._finish_reason, self._usage, self._held,
-                            self._saw_error, self._saw_done, self._events)
+                            self._saw_error, self._saw_done, self._events, self._skipped)
+
+    def _skip(self) -> bytes:
+        self._skipped += 1
+        return b""
 
     def _chunk(self, chunk: dict[str, Any], raw: bytes) -> bytes:
         if self.response_id is None and isinstance(chunk.get("id"), str):
@@ -119,7 +130,7 @@ class StreamRound:
         if self.response_id is not None and chunk.get("id") != self.response_id:
             chunk["id"] = self.response_id
             changed = True
-        choices = chunk.get("choices") if isinstance(chunk.get("choices"), list) else []
+        choices = _choices(chunk)
         changed = any([self._choice(choice) for choice in choices]) or changed
         if not choices and self._usage is not None and "usage" in chunk:
             self._held.append((chunk, raw, changed))
@@ -199,13 +210,26 @@ class StreamRound:
         return [{**p, "index": slot.client_index} for p in parts]
 
 
+def _choices(chunk: Mapping[str, Any]) -> list[Any]:
+    """The chunk's `choices` when it is a list (some servers send odder things)."""
+    choices = chunk.get("choices")
+    return choices if isinstance(choices, list) else []
+
+
+def _only_comments(raw: bytes) -> bool:
+    """True for a keep-alive: nothing but comment lines (`: ping`) and blank lines."""
+    return all(line.startswith(b":") for line in raw.splitlines() if line.strip())
+
+
 def _is_empty(chunk: Mapping[str, Any], keep_role: bool = False) -> bool:
     """A chunk left with nothing for the client once the proxy's tool calls are taken out."""
     ignored = () if keep_role else ("role",)
-    for choice in chunk.get("choices") or []:
+    for choice in _choices(chunk):
         if not isinstance(choice, Mapping):
             return False
         delta = choice.get("delta") or {}
+        if not isinstance(delta, Mapping):
+            return False  # not a delta the proxy understands: the client gets it as it is
         if any(k not in ignored and v not in (None, "", []) for k, v in delta.items()):
             return False
         if choice.get("logprobs"):
@@ -237,7 +261,7 @@ def continuing_chunks(held: list[tuple[dict[str, Any], bytes, bool]]) -> list[by
     """A round that goes on: held chunks lose their finish_reason; only ones with content remain."""
     out = []
     for chunk, _, _ in held:
-        choices = [{**c, "finish_reason": None} for c in chunk.get("choices") or [] if isinstance(c, Mapping)]
+        choices = [{**c, "finish_reason": None} for c in _choices(chunk) if isinstance(c, Mapping)]
         trimmed = {k: v for k, v in chunk.items() if k != "usage"}
         trimmed["choices"] = choices
         if choices and not _is_empty(trimmed):

@@ -1,8 +1,11 @@
-"""StreamRound: reassembling tool-call deltas, hiding the proxy's calls, one id, held endings."""
+"""StreamRound: reassembling tool-call deltas, hiding the proxy's calls, one id, held endings, odd events."""
 
 from __future__ import annotations
 
 import json
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from proxy.core.stream_round import DONE, StreamRound, closing_chunks, continuing_chunks, event_data, iter_events
 
@@ -35,7 +38,23 @@ def test_untouched_events_pass_as_the_same_bytes():
     raw = event({"role": "assistant", "content": "Hi"})
     assert round_.feed(raw) == raw
     assert round_.feed(b": keep-alive\n\n") == b": keep-alive\n\n"
-    assert round_.feed(b"data: not json\n\n") == b"data: not json\n\n"
+    crlf = raw.replace(b"\n", b"\r\n")
+    assert round_.feed(crlf) == crlf
+
+
+UNREADABLE = [b"data: not json\n\n", b"data: [1, 2]\n\n", b"data: null\n\n", b'data: "text"\n\n',
+              b"event: ping\n\n", b"id: 7\n\n", b"garbage line\n\n", b"retry: 10\r\n\r\n", b"data: {\"a\":\n\n"]
+
+
+def test_events_no_client_could_read_are_skipped_and_counted_and_keep_alives_pass():
+    round_ = StreamRound(OURS, None)
+    assert [round_.feed(raw) for raw in UNREADABLE] == [b""] * len(UNREADABLE)
+    for keep_alive in (b": ping\n\n", b"\n\n", b": a\r\n: b\r\n\r\n"):
+        assert round_.feed(keep_alive) == keep_alive
+    content = event({"content": "still here"})
+    assert round_.feed(b"garbage\n" + content) == b"garbage\n" + content, "odd lines beside data are the client's"
+    outcome = round_.outcome()
+    assert outcome.skipped == len(UNREADABLE) and outcome.content == "still here" and not outcome.saw_error
 
 
 def test_our_calls_are_reassembled_by_index_and_never_forwarded():
@@ -141,3 +160,39 @@ def test_iter_events_and_event_data_handle_every_separator_and_no_space():
     events = list(iter_events(data))
     assert len(events) == 2 and event_data(events[0]) == '{"a":1}' and event_data(events[1]) == "[DONE]"
     assert event_data(b": comment\n\n") is None
+
+
+JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+                    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+                    max_leaves=8)
+
+
+def _shaped(keys: list[str], value: st.SearchStrategy) -> st.SearchStrategy:
+    return st.dictionaries(st.sampled_from(keys), value, max_size=len(keys))
+
+
+FUNCTION = _shaped(["name", "arguments"], st.sampled_from(["read_skill_file", "get_weather", "", "{", "}"]) | JSON)
+PART = _shaped(["index", "id", "type", "function"], st.integers(-1, 3) | FUNCTION | JSON)
+DELTA = _shaped(["role", "content", "tool_calls"], st.lists(PART | JSON, max_size=3) | JSON)
+CHOICE = _shaped(["index", "delta", "finish_reason", "logprobs"],
+                 DELTA | st.sampled_from(["stop", "tool_calls"]) | JSON)
+CHUNK = _shaped(["id", "object", "choices", "usage", "error"],
+                st.lists(CHOICE | JSON, max_size=3) | _shaped(["prompt_tokens", "total_tokens"], JSON) | JSON)
+RAW_EVENT = st.one_of(
+    CHUNK.map(lambda chunk: b"data: " + json.dumps(chunk).encode() + b"\n\n"),
+    st.sampled_from(UNREADABLE + [DONE, b": ping\n\n", b"\r\n\r\n"]),
+    st.binary(max_size=40).map(lambda junk: junk + b"\n\n"),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(RAW_EVENT, max_size=12), st.sampled_from([None, "r1"]))
+def test_any_events_at_all_never_raise_and_what_goes_out_is_whole_events(raws, response_id):
+    round_ = StreamRound(OURS, response_id)
+    outs = [round_.feed(raw) for raw in raws]
+    outcome = round_.outcome()
+    outs += closing_chunks(outcome.held, outcome.usage, round_.response_id, one_round=response_id is None)
+    outs += continuing_chunks(outcome.held)
+    for out in outs:
+        assert out == b"" or out.endswith((b"\n\n", b"\r\n\r\n", b"\r\r")), out
+    assert outcome.events == len(raws)

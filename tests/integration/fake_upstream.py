@@ -2,13 +2,21 @@
 
 It records every request it receives (method, path, headers, body) and when the
 client closed the connection early. What it answers is chosen by the request's
-`model` on `/v1/chat/completions`, and by the path elsewhere (see `SCENARIOS`).
+`model` on `/v1/chat/completions`, and by the path elsewhere (see `SSE_SCENARIOS`,
+`ERRORS`, and `FAULTS` for the upstream fault matrix: streamed when the request
+says `stream`, a JSON completion otherwise). A fault's `x-fault-gap` header sets
+its pause in seconds; with `x-fault-round: N` the scripted model answers rounds
+before N (its `x-fake-script`), so a fault can hit a later round of a tool loop.
+Faults HTTP itself cannot express (bad status lines, wrong lengths, closed
+keep-alive connections) are in raw_upstream.py.
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
 import gzip
+import hashlib
 import json
 import threading
 import time
@@ -88,6 +96,72 @@ ERRORS: dict[str, tuple[int, bytes, str]] = {
     "error-empty": (503, b"", "text/plain"),
 }
 
+NGINX_502 = (b"<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1>"
+             b"</center>\r\n<hr><center>nginx/1.24.0 (Ubuntu)</center>\r\n</body>\r\n</html>\r\n")
+NGINX_504 = NGINX_502.replace(b"502 Bad Gateway", b"504 Gateway Time-out")
+CLOUDFLARE_502 = (b'<!DOCTYPE html>\n<!--[if lt IE 7]> <html class="no-js ie6 oldie" lang="en-US"> <![endif]-->\n'
+                  b'<html lang="en-US"><head><title>models.example.com | 502: Bad gateway</title>'
+                  b'<meta charset="UTF-8" /><style>body{margin:0;padding:0}' + b"#cf-wrapper{display:block}" * 200 +
+                  b'</style><script>(function(){window._cf_chl_opt={cvId: "3"};})();</script></head><body>'
+                  b'<div id="cf-wrapper"><h1><span class="inline-block">Bad gateway</span> '
+                  b'<span class="code-label">Error code 502</span></h1><p>Visit <a href="https://www.cloudflare.com">'
+                  b'cloudflare.com</a> for more information.</p><div class="cf-error-details"><h2>What happened?</h2>'
+                  b'<p>The web server reported a bad gateway error.</p><h2>What can I do?</h2><p>Please try again in a '
+                  b'few minutes.</p></div><span>Cloudflare Ray ID: <strong>8f1e2d3c4b5a6978</strong></span></div>'
+                  b"</body></html>")
+LOGIN_PAGE = (b"<!doctype html><html><head><title>Sign in &middot; Model Gateway</title><script>var a=1;</script>"
+              b"</head><body><form><h1>Sign in to continue</h1><input name=user></form></body></html>")
+OPENAI_500 = json.dumps({"error": {"message": "CUDA error: out of memory", "type": "server_error",
+                                   "code": "internal_error"}}).encode()
+DETAIL_503 = json.dumps({"detail": "Service Unavailable: the model is still loading"}).encode()
+# model -> (status, body, content type): answered whatever the request asked for
+FAULT_ANSWERS: dict[str, tuple[int, bytes, str]] = {
+    "fault-500-openai": (500, OPENAI_500, "application/json"),
+    "fault-503-detail": (503, DETAIL_503, "application/json"),
+    "fault-502-nginx": (502, NGINX_502, "text/html"),
+    "fault-504-nginx": (504, NGINX_504, "text/html"),
+    "fault-502-cloudflare": (502, CLOUDFLARE_502, "text/html; charset=UTF-8"),
+    "fault-200-html": (200, LOGIN_PAGE, "text/html"),
+    "fault-200-text": (200, b"OK", "text/plain"),
+    "fault-200-bad-json": (200, b'{"id": "chatcmpl-x", "object": "chat.completion", "choices": [', "application/json"),
+}
+
+
+def big_image() -> str:
+    """About 2 MB of base64 in one string, the same every time (a generated image in one event)."""
+    seed = b"".join(hashlib.sha256(str(n).encode()).digest() for n in range(46_000))
+    return "data:image/png;base64," + base64.b64encode(seed).decode()
+
+
+BIG_IMAGE = big_image()
+FAULT_TEXT = "".join(SSE_WORDS)
+
+
+def garbage_events() -> list[bytes]:
+    """What some servers put between chunks: comments, odd fields, non-JSON data, blank lines, CRLF."""
+    role, *words, finish, done = content_events()
+    return [b": ping\n\n", role, b"event: ping\n\n", b"data: not json\n\n", b"\n\n",
+            words[0].replace(b"\n", b"\r\n"), b"id: 1\nretry: 100\n\n", b"garbage line\n" + words[1],
+            b": comment\r\n\r\n", b'data: ["a", "list"]\n\n', *words[2:], finish, done]
+
+
+def fault_events(model: str) -> list[bytes]:
+    """The events a streamed fault scenario sends, for tests to compare with what arrived."""
+    events = content_events()
+    if model == "fault-no-done":
+        return events[:-1]
+    if model == "fault-no-done-unterminated":
+        return events[:-2] + [events[-2].rstrip(b"\n")]
+    if model == "fault-garbage":
+        return garbage_events()
+    if model == "fault-big-line":
+        return [events[0], chunk({"content": BIG_IMAGE}), events[-2], events[-1]]
+    return events
+
+
+def fault_completion(model: str) -> bytes:
+    return json.dumps(completion(BIG_IMAGE if model == "fault-big-line" else FAULT_TEXT)).encode()
+
 
 class FakeUpstream:
     """The ASGI app. `gate` lets a test decide when each gated SSE event is produced."""
@@ -160,6 +234,8 @@ class FakeUpstream:
             await _send(send, record, 400, TOOLS_REFUSED, "application/json")
         elif model in SSE_SCENARIOS:
             await SSE_SCENARIOS[model](self, record, send, gone)
+        elif model.startswith("fault-"):
+            await self._fault(model, record, send, gone)
         else:
             await _json(send, record, 200, completion("echo: " + _last_user_text(record)),
                         extra=[(b"x-upstream-custom", b"yes"), (b"keep-alive", b"timeout=5"),
@@ -192,6 +268,43 @@ class FakeUpstream:
         else:
             await _json(send, record, 200, scripted_model.completion(body, headers))
 
+    async def _fault(self, model: str, record: Recorded, send: Any, gone: asyncio.Event) -> None:
+        headers = dict(record.headers)
+        if round_of(record.json) < int(headers.get("x-fault-round", "1")):
+            await self._scripted(record, send, gone)
+            return
+        gap, stream = float(headers.get("x-fault-gap", "2.0")), bool(record.json.get("stream"))
+        if model in FAULT_ANSWERS:
+            await _send(send, record, *FAULT_ANSWERS[model])
+        elif model == "fault-slow-headers":
+            await asyncio.sleep(gap)
+            await self._fault("fault-plain", record, send, gone)
+        elif model == "fault-slow-body":
+            await self._trickle(record, send, gap, stream, gone)
+        elif model == "fault-reset" and stream:
+            await self._sse(record, send, content_events(), gone, stop_after=3)
+        elif model == "fault-reset":
+            body = fault_completion(model)
+            await _start(send, 200, "application/json", [(b"content-length", str(len(body)).encode())])
+            await send({"type": "http.response.body", "body": body[:40], "more_body": True})
+        elif stream:
+            await self._sse(record, send, fault_events(model), gone)
+        else:
+            await _send(send, record, 200, fault_completion(model), "application/json")
+
+    async def _trickle(self, record: Recorded, send: Any, gap: float, stream: bool, gone: asyncio.Event) -> None:
+        """The answer in pieces, `gap` seconds apart (until the client leaves)."""
+        body = fault_completion("fault-slow-body")
+        pieces = content_events() if stream else [body[:30], body[30:90], body[90:]]
+        await _start(send, 200, "text/event-stream" if stream else "application/json")
+        for number, piece in enumerate(pieces):
+            await asyncio.sleep(gap if number else 0)
+            if gone.is_set():
+                return
+            await send({"type": "http.response.body", "body": piece, "more_body": True})
+        record.finished = True
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+
     async def _split(self, record: Recorded, send: Any, gone: asyncio.Event) -> None:
         event = chunk({"content": "split"})
         await _start(send, 200, "text/event-stream")
@@ -222,6 +335,13 @@ SSE_SCENARIOS: dict[str, Any] = {
     "lmstudio-stream-error": lambda up, r, s, g: up._sse(
         r, s, content_events()[:2] + [b'data: {"error": {"message": "Model unloaded"}}\n\n'], g),
 }
+
+
+def round_of(body: dict[str, Any]) -> int:
+    """1 for the first request of a turn; one more for each tool-call answer after the newest user message."""
+    messages = body.get("messages") or []
+    last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=-1)
+    return 1 + sum(1 for m in messages[last_user + 1:] if m.get("role") == "assistant" and m.get("tool_calls"))
 
 
 def _last_user_text(record: Recorded) -> str:
