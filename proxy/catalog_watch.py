@@ -5,6 +5,12 @@ skills) with watchfiles, which uses the OS's change notifications. On a change
 it rebuilds the catalog and swaps it in; a request only reads `current`, an
 attribute, so its cost does not grow with the number of skills. Listeners
 (the router index, the engine's log line) are told about each swap.
+
+A reload never takes the proxy down: a root that vanished keeps its skills
+from the last good catalog (with a `catalog_root_missing` warning naming it)
+until it can be listed again; a rebuild or a listener that fails is logged
+and the catalog in use stays. A root that appears while others are watched is
+noticed within a watch tick.
 """
 
 from __future__ import annotations
@@ -33,7 +39,7 @@ class LiveCatalog:
         self._listeners: list[Listener] = []
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # held while listeners run too, so they see swaps in order
         self.generation = 0
 
     @property
@@ -44,15 +50,30 @@ class LiveCatalog:
         self._listeners.append(listener)
 
     def reload(self) -> Catalog:
-        """Rebuild now and tell the listeners (also what the watcher calls)."""
+        """Rebuild now and tell the listeners (also what the watcher calls); never raises."""
         with self._lock:
-            self._signature = change_signature(self._roots)
-            old, new = self._catalog, load_catalog(self._roots, self._max_file_bytes)
+            old = self._catalog
+            try:
+                self._signature = change_signature(self._roots)
+                new = load_catalog(self._roots, self._max_file_bytes, previous=old)
+            except Exception as exc:  # a bug in loading must not take the last good catalog away
+                _log.error("catalog_reload_failed", error=repr(exc), skills=len(old.skills))
+                return old
             self._catalog = new
             self.generation += 1
-        for listener in self._listeners:
-            listener(old, new)
+            for root in new.missing_roots:
+                _log.warning("catalog_root_missing", root=root, kept_skills=len(new.from_root(root)),
+                             note="the root cannot be listed; its skills stay as last loaded until it is back")
+            self._notify(old, new)
         return new
+
+    def _notify(self, old: Catalog, new: Catalog) -> None:
+        for listener in self._listeners:
+            try:
+                listener(old, new)
+            except Exception as exc:  # one listener failing must not stop the others
+                _log.error("catalog_listener_failed", listener=getattr(listener, "__qualname__", repr(listener)),
+                           error=repr(exc))
 
     def start(self) -> None:
         if self._thread is None:
@@ -86,9 +107,7 @@ class LiveCatalog:
         try:
             for changes in watchfiles.watch(*paths, stop_event=self._stop, debounce=150, step=50,
                                             rust_timeout=500, yield_on_timeout=True, raise_interrupt=False):
-                if not changes and not catch_up:
-                    continue
-                if not changes and change_signature(self._roots) == self._signature:
+                if not changes and not self._changed_unseen(paths, catch_up):
                     catch_up = False
                     continue
                 catch_up = False
@@ -99,6 +118,13 @@ class LiveCatalog:
             self._stop.wait(_MISSING_ROOT_POLL_SECONDS)
             if not self._stop.is_set():
                 self.reload()
+
+    def _changed_unseen(self, paths: list[Path], catch_up: bool) -> bool:
+        """On a quiet tick: did a root come or go, or (just after the watch started) did anything change?"""
+        roots = {expand_root(root) for root in self._roots}
+        if {path for path in roots if path.exists()} != roots.intersection(paths):
+            return True
+        return catch_up and change_signature(self._roots) != self._signature
 
     def _existing_watch_paths(self) -> list[Path]:
         return [p for p in watch_paths(self._catalog) if p.exists()]

@@ -157,4 +157,5 @@ def catalog_changes(old: Catalog, new: Catalog) -> dict[str, Any]:
     after = {s.name: s for s in new.skills}
     changed = sorted(n for n in before.keys() & after.keys() if before[n] != after[n])
     return {"added": sorted(after.keys() - before.keys()), "removed": sorted(before.keys() - after.keys()),
-            "changed": changed, "skills": len(new.skills)}
+            "changed": changed, "skills": len(new.skills), "skipped": len(new.skipped),
+            "missing_roots": list(new.missing_roots)}

@@ -4,21 +4,35 @@ Fallbacks, in order: frontmatter, then a `skill.json` manifest beside SKILL.md,
 then the folder name (for `name`) or the first paragraph after the H1 (for
 `description`). Every fallback and every spec rule broken is a warning that
 names the file and the rule.
+
+Hostile files stay cheap: SKILL.md and skill.json are read up to the size cap,
+a binary SKILL.md is skipped, a description is cut at `MAX_KEPT_DESCRIPTION_CHARS`
+(it goes into every routed packet), a name too long to type is replaced by the
+folder name, metadata is made JSON-safe, and at most `MAX_FINDINGS_PER_RULE`
+warnings of one rule are kept, each at most `MAX_FINDING_CHARS` long.
 """
 
 from __future__ import annotations
 
+import datetime
 import json
+import math
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from proxy.core.frontmatter import ParsedSkillFile, first_paragraph, headings, parse_skill_text
 from proxy.core.skill import Finding, Skill
-from proxy.core.skill_files import DEFAULT_MAX_FILE_BYTES, FileText, display_path, has_supporting_files, read_capped
+from proxy.core.skill_files import (DEFAULT_MAX_FILE_BYTES, FileText, display_path, has_supporting_files,
+                                    looks_binary, read_capped)
 from proxy.core.validation import CONTEXT_VALUES, description_problems, name_problems, other_field_problems
 
 Problem = tuple[str, str]
 _MANIFEST_KEYS = ("name", "description", "tags")
+MAX_USABLE_NAME_CHARS = 128  # the longest `$name` an activation token can spell
+MAX_KEPT_DESCRIPTION_CHARS = 4096
+MAX_FINDINGS_PER_RULE = 20
+MAX_FINDING_CHARS = 400
 
 
 def load_skill(folder: Path, root: str, max_bytes: int = DEFAULT_MAX_FILE_BYTES) -> Skill | Finding:
@@ -26,12 +40,16 @@ def load_skill(folder: Path, root: str, max_bytes: int = DEFAULT_MAX_FILE_BYTES)
     location = display_path(skill_file)
     try:
         file_text = read_capped(skill_file, max_bytes)
-    except OSError as exc:
-        return Finding(location, "unreadable", f"cannot read SKILL.md ({exc.strerror or exc}); skipped", "error")
+    except (OSError, ValueError) as exc:
+        reason = getattr(exc, "strerror", None) or exc
+        return Finding(location, "unreadable", f"cannot read SKILL.md ({reason}); skipped", "error")
+    if looks_binary(file_text.text):
+        return Finding(location, "unreadable", "SKILL.md is binary (NUL bytes or mostly undecodable bytes), "
+                                               "not text; skipped", "error")
     problems = _file_problems(file_text, max_bytes)
     parsed = parse_skill_text(file_text.text)
     problems.extend(parsed.problems)
-    fields = _with_manifest(parsed.fields, folder, problems)
+    fields = _with_manifest(parsed.fields, folder, problems, max_bytes)
     name = _name(fields, folder.name, problems)
     description = _description(fields, parsed, problems)
     if not description.strip():
@@ -40,6 +58,7 @@ def load_skill(folder: Path, root: str, max_bytes: int = DEFAULT_MAX_FILE_BYTES)
     problems.extend(name_problems(name, folder.name))
     problems.extend(description_problems(description))
     problems.extend(other_field_problems(fields, parsed.raw_keys))
+    description = _kept_description(description, problems)
     return _build(name, description, fields, parsed, folder, root, location, problems)
 
 
@@ -48,19 +67,22 @@ def _file_problems(file_text: FileText, max_bytes: int) -> list[Problem]:
     if file_text.truncated:
         problems.append(("file-truncated",
                          f"SKILL.md is {file_text.size} bytes, over the {max_bytes}-byte cap; head and tail kept"))
+    if file_text.encoding != "utf-8":
+        problems.append(("invalid-utf8", f"SKILL.md is {file_text.encoding.upper()} (it starts with a byte order "
+                                         "mark), not UTF-8; decoded anyway"))
     if file_text.had_invalid_utf8:
         problems.append(("invalid-utf8", "SKILL.md is not valid UTF-8; undecodable bytes replaced"))
     return problems
 
 
-def _with_manifest(fields: dict[str, Any], folder: Path, problems: list[Problem]) -> dict[str, Any]:
+def _with_manifest(fields: dict[str, Any], folder: Path, problems: list[Problem], max_bytes: int) -> dict[str, Any]:
     missing = [key for key in _MANIFEST_KEYS if not fields.get(key)]
     manifest_path = folder / "skill.json"
     if not missing or not manifest_path.is_file():
         return fields
     try:
-        manifest = json.loads(manifest_path.read_text(encoding="utf-8-sig"))
-    except (OSError, ValueError) as exc:
+        manifest = _read_manifest(manifest_path, max_bytes)
+    except (OSError, ValueError, RecursionError) as exc:
         problems.append(("manifest-invalid", f"skill.json could not be read: {exc}"))
         return fields
     if not isinstance(manifest, dict):
@@ -72,10 +94,22 @@ def _with_manifest(fields: dict[str, Any], folder: Path, problems: list[Problem]
     return {**fields, **taken}
 
 
+def _read_manifest(path: Path, max_bytes: int) -> Any:
+    text = read_capped(path, max_bytes)
+    if text.truncated:
+        raise ValueError(f"it is {text.size} bytes, over the {max_bytes}-byte cap")
+    return json.loads(text.text.removeprefix("\ufeff"))
+
+
 def _name(fields: dict[str, Any], folder_name: str, problems: list[Problem]) -> str:
     value = fields.get("name")
     if isinstance(value, (str, int, float)) and not isinstance(value, bool) and str(value).strip():
-        return str(value).strip()
+        name = str(value).strip()
+        if len(name) <= MAX_USABLE_NAME_CHARS:
+            return name
+        problems.append(("name-length", f"name is {len(name)} characters, too long to use; "
+                                        f"using the folder name {folder_name!r}"))
+        return folder_name
     if value is not None:
         problems.append(("field-type", f"name must be text, not {type(value).__name__}"))
     problems.append(("name-missing", f"no name in frontmatter; using the folder name {folder_name!r}"))
@@ -92,6 +126,14 @@ def _description(fields: dict[str, Any], parsed: ParsedSkillFile, problems: list
     if fallback:
         problems.append(("description-missing", "no description in frontmatter; using the first paragraph after the title"))
     return fallback
+
+
+def _kept_description(description: str, problems: list[Problem]) -> str:
+    if len(description) <= MAX_KEPT_DESCRIPTION_CHARS:
+        return description
+    problems.append(("description-length", f"description cut to its first {MAX_KEPT_DESCRIPTION_CHARS} characters "
+                                           "for routing and packets"))
+    return description[:MAX_KEPT_DESCRIPTION_CHARS].rstrip() + " …"
 
 
 def _build(name: str, description: str, fields: dict[str, Any], parsed: ParsedSkillFile,
@@ -115,10 +157,44 @@ def _build(name: str, description: str, fields: dict[str, Any], parsed: ParsedSk
         argument_hint=_text(fields.get("argument_hint")),
         license=_text(fields.get("license")),
         compatibility=_text(fields.get("compatibility")),
-        metadata=fields["metadata"] if isinstance(fields.get("metadata"), dict) else {},
+        metadata=json_safe(fields["metadata"]) if isinstance(fields.get("metadata"), dict) else {},
         headings=headings(parsed.body),
-        warnings=tuple(Finding(location, rule, message) for rule, message in problems),
+        warnings=_findings(location, problems),
     )
+
+
+def _findings(location: str, problems: list[Problem]) -> tuple[Finding, ...]:
+    """One Finding per problem, at most MAX_FINDINGS_PER_RULE of a rule (then one saying how many more)."""
+    counts = Counter(rule for rule, _ in problems)
+    seen: Counter[str] = Counter()
+    findings: list[Finding] = []
+    for rule, message in problems:
+        seen[rule] += 1
+        if seen[rule] <= MAX_FINDINGS_PER_RULE:
+            findings.append(Finding(location, rule, _clipped(message)))
+        elif seen[rule] == MAX_FINDINGS_PER_RULE + 1:
+            more = counts[rule] - MAX_FINDINGS_PER_RULE
+            findings.append(Finding(location, rule, f"... and {more} more {rule} findings like these"))
+    return tuple(findings)
+
+
+def _clipped(message: str) -> str:
+    return message if len(message) <= MAX_FINDING_CHARS else message[: MAX_FINDING_CHARS - 1] + "…"
+
+
+def json_safe(value: Any) -> Any:
+    """Frontmatter values as strict JSON can carry them: keys, dates, NaN and other odd scalars as text."""
+    if isinstance(value, dict):
+        return {str(key): json_safe(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple, set)):
+        return [json_safe(item) for item in value]
+    if isinstance(value, (datetime.date, datetime.datetime)):
+        return value.isoformat()
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)  # strict JSON has no NaN or Infinity
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return str(value)
 
 
 def _text(value: Any) -> str | None:

@@ -1,4 +1,7 @@
-from proxy.core.frontmatter import first_paragraph, headings, lenient_fields, parse_skill_text
+import time
+
+from proxy.core.frontmatter import (MAX_FRONTMATTER_LINES, first_paragraph, heading_text, headings, lenient_fields,
+                                    parse_skill_text)
 
 
 def rules(parsed):
@@ -72,3 +75,59 @@ def test_headings_ignore_code_fences():
 def test_never_raises_on_garbage():
     for text in ["", "---", "---\n---", "---\n: :\n---", "\x00\x01", "---\n[unclosed\n---\n", "---\n{a: [\n---"]:
         parse_skill_text(text)
+
+
+# ---- hostile input: bounded, never raises (issue 9) --------------------------
+
+def test_yaml_that_cannot_be_built_is_read_leniently_not_raised():
+    cases = {
+        "bad date": ("---\nname: a\ndescription: d\nreleased: 2024-13-45\n---\n", "month must be in 1..12"),
+        "huge number": ("---\nname: a\ndescription: d\nversion: " + "9" * 10_000 + "\n---\n", "4300 digits"),
+        "deep brackets": ("---\nname: a\ndescription: d\nx: " + "[" * 75_000 + "\n---\n", "nested 75000 deep"),
+        "deep indentation": ("---\nname: a\ndescription: d\n" + "".join(" " * i + f"k{i}:\n" for i in range(900))
+                             + "---\n", "recursion"),
+    }
+    for label, (text, reason) in cases.items():
+        started = time.perf_counter()
+        parsed = parse_skill_text(text)
+        print(f"{label}: parsed in {(time.perf_counter() - started) * 1000:.0f} ms")
+        assert rules(parsed) == ["yaml-invalid"], label
+        assert reason in parsed.problems[0][1], (label, parsed.problems)
+        assert (parsed.fields["name"], parsed.fields["description"]) == ("a", "d"), label
+
+
+def test_yaml_aliases_are_refused_so_a_billion_laughs_stays_small():
+    laughs = ["a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
+    laughs += [f"{chr(98 + i)}: &{chr(98 + i)} [" + ", ".join([f"*{chr(97 + i)}"] * 10) + "]" for i in range(8)]
+    parsed = parse_skill_text("---\nname: lol\ndescription: d\n" + "\n".join(laughs) + "\ntags: *i\n---\n")
+    assert rules(parsed) == ["yaml-invalid"] and "aliases" in parsed.problems[0][1]
+    assert parsed.fields["tags"] == "*i"  # the lenient reader keeps the text, never the expansion
+    assert len(repr(parsed.fields)) < 2_000
+
+
+def test_frontmatter_over_the_line_cap_is_cut_with_a_warning():
+    keys = "".join(f"key{i}: value\n" for i in range(MAX_FRONTMATTER_LINES + 500))
+    parsed = parse_skill_text("---\nname: many\ndescription: d\n" + keys + "---\n# Body\n")
+    assert rules(parsed) == ["frontmatter-too-long"]
+    assert len(parsed.fields) == MAX_FRONTMATTER_LINES and parsed.fields["name"] == "many"
+    assert parsed.body == "# Body\n"
+
+
+def test_long_lines_do_not_backtrack():
+    """A heading or fence line padded with 50,000 spaces used to take minutes (a backtracking regex)."""
+    padded = "# Title" + " " * 50_000 + "end"
+    started = time.perf_counter()
+    assert headings(padded + "\n## Next ##") == ("Title" + " " * 50_000 + "end", "Next")
+    assert first_paragraph(padded + "\n\nText after.") == "Text after."
+    assert rules(parse_skill_text("```" + " " * 50_000 + "x\n---\nname: a\n---\n")) == ["no-frontmatter"]
+    print(f"padded lines: {(time.perf_counter() - started) * 1000:.1f} ms")
+
+
+def test_heading_text_drops_closing_hashes():
+    assert [heading_text(line) for line in ["## B ##", "# C#", "#x", "# ", "####### seven", "text"]] == \
+        ["B", "C", None, None, None, None]
+
+
+def test_first_paragraph_skips_the_size_cap_marker():
+    body = "# Big\n\n[... 900 bytes omitted: the file is 2000 bytes, over the 1100-byte cap ...]\n\nReal text."
+    assert first_paragraph(body) == "Real text."

@@ -1,7 +1,9 @@
+import codecs
 import json
 
 from proxy.core.skill import Finding, Skill
-from proxy.core.skill_loader import load_skill
+from proxy.core.skill_files import looks_binary, read_capped
+from proxy.core.skill_loader import MAX_FINDING_CHARS, MAX_FINDINGS_PER_RULE, MAX_KEPT_DESCRIPTION_CHARS, load_skill
 
 
 def rules(skill):
@@ -80,3 +82,115 @@ def test_unreadable_skill_is_an_error(make_skill):
     (folder / "SKILL.md").mkdir()
     finding = load_skill(folder, "r")
     assert isinstance(finding, Finding) and finding.rule == "unreadable" and finding.severity == "error"
+
+
+# ---- hostile files (issue 9): skipped or loaded with a warning, never raised ----
+
+GOOD = "---\nname: {name}\ndescription: {desc}\n---\n# Title\n\nBody text.\n"
+
+
+def write_bytes_skill(make_skill, folder, data):
+    base = make_skill(folder, "")
+    (base / "SKILL.md").write_bytes(data)
+    return base
+
+
+def test_binary_skill_files_are_skipped_with_a_reason(make_skill):
+    png = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)) * 20
+    no_nul = bytes(range(1, 256)) * 40  # binary without a single NUL byte
+    nul_in_text = GOOD.format(name="nul", desc="d").encode().replace(b"Body", b"Bo\x00dy")
+    for folder, data in {"png": png, "no-nul": no_nul, "nul": nul_in_text}.items():
+        finding = load_skill(write_bytes_skill(make_skill, folder, data), "r")
+        assert isinstance(finding, Finding), folder
+        assert (finding.rule, finding.severity) == ("unreadable", "error")
+        assert "binary" in finding.message and finding.location.endswith(f"{folder}/SKILL.md")
+
+
+def test_utf16_with_a_byte_order_mark_is_decoded_with_a_warning(make_skill):
+    text = GOOD.format(name="wide", desc="Saved as Unicode by Notepad, é ü 漢字")
+    for codec in ("utf-16-le", "utf-16-be"):
+        bom = codecs.BOM_UTF16_LE if codec.endswith("le") else codecs.BOM_UTF16_BE
+        skill = load_skill(write_bytes_skill(make_skill, "wide", bom + text.encode(codec)), "r")
+        assert isinstance(skill, Skill) and skill.name == "wide"
+        assert skill.description == "Saved as Unicode by Notepad, é ü 漢字"
+        assert rules(skill) == ["invalid-utf8"] and "UTF-16" in skill.warnings[0].message
+
+
+def test_utf16_over_the_cap_keeps_a_clean_head_and_tail(make_skill):
+    text = GOOD.format(name="wide", desc="long one") + "漢字 text\n" * 30_000 + "THE END"
+    skill_file = write_bytes_skill(make_skill, "wide", codecs.BOM_UTF16_LE + text.encode("utf-16-le")) / "SKILL.md"
+    for cap in (10_000, 10_001):  # the tail starts on an even and on an odd byte
+        read = read_capped(skill_file, cap)
+        assert read.truncated and read.encoding == "utf-16-le" and not read.had_invalid_utf8
+        assert read.text.startswith("---\nname: wide") and read.text.endswith("THE END")
+        assert not looks_binary(read.text)
+
+
+def test_skill_md_that_is_not_a_regular_file_is_unreadable_and_never_blocks(make_skill, tmp_path):
+    import os
+    folders = {"dangling": None, "fifo": None, "device": None, "loop": None}
+    for folder in folders:
+        folders[folder] = make_skill(folder, "")
+        (folders[folder] / "SKILL.md").unlink()
+    os.symlink(tmp_path / "nowhere.md", folders["dangling"] / "SKILL.md")
+    os.mkfifo(folders["fifo"] / "SKILL.md")  # opening it for reading would wait for a writer forever
+    os.symlink("/dev/zero", folders["device"] / "SKILL.md")  # reading it would never end
+    os.symlink("SKILL.md", folders["loop"] / "SKILL.md")
+    for folder, path in folders.items():
+        finding = load_skill(path, "r")
+        assert isinstance(finding, Finding) and finding.rule == "unreadable", folder
+        assert finding.location.endswith(f"{folder}/SKILL.md") and "cannot read SKILL.md" in finding.message
+
+
+def test_huge_manifest_is_refused_not_read_whole(make_skill):
+    manifest = '{"description": "' + "x" * 300_000 + '"}'
+    folder = make_skill("m", "# M\n\nFirst paragraph.\n", files={"skill.json": manifest})
+    skill = load_skill(folder, "r", max_bytes=10_000)
+    assert isinstance(skill, Skill) and skill.description == "First paragraph."
+    [invalid] = [f for f in skill.warnings if f.rule == "manifest-invalid"]
+    assert "over the 10000-byte cap" in invalid.message
+
+
+def test_description_name_and_metadata_are_kept_usable(make_skill):
+    long_name = "n" * 300
+    text = (f"---\nname: {long_name}\ndescription: '{'word ' * 2000}'\n"
+            "metadata: {released: 2024-05-01, ratio: .nan, 7: seven, nested: {when: 2024-05-01 10:00:00}}\n---\n")
+    skill = load_skill(make_skill("usable", text), "r")
+    assert skill.name == "usable"  # a 300-character name cannot be typed as $name: the folder name is used
+    assert len(skill.description) <= MAX_KEPT_DESCRIPTION_CHARS + 2 and skill.description.endswith("…")
+    assert {"name-length", "description-length"} <= set(rules(skill))
+    assert json.loads(json.dumps(skill.metadata, allow_nan=False)) == {
+        "released": "2024-05-01", "ratio": "nan", "7": "seven", "nested": {"when": "2024-05-01T10:00:00"}}
+
+
+def test_warnings_are_capped_per_rule(make_skill):
+    keys = "k" * 1000 + ": long key\n" + "".join(f"extra-key-{i}: value\n" for i in range(499))
+    skill = load_skill(make_skill("keys", "---\nname: keys\ndescription: d\n" + keys + "---\n"), "r")
+    unknown = [f for f in skill.warnings if f.rule == "unknown-key"]
+    assert len(unknown) == MAX_FINDINGS_PER_RULE + 1
+    assert unknown[-1].message == f"... and {500 - MAX_FINDINGS_PER_RULE} more unknown-key findings like these"
+    assert all(len(f.message) <= MAX_FINDING_CHARS for f in skill.warnings)
+
+
+def test_permissions_that_forbid_reading(make_skill, tmp_path):
+    """chmod 000 on SKILL.md and on a skill folder. Root reads them anyway (os.access says so): then they load."""
+    import os
+
+    from proxy.core.catalog import load_catalog
+    make_skill("locked-file", GOOD.format(name="locked-file", desc="d"))
+    make_skill("locked-folder", GOOD.format(name="locked-folder", desc="d"))
+    locked_file, locked_folder = tmp_path / "skills" / "locked-file" / "SKILL.md", tmp_path / "skills" / "locked-folder"
+    locked_file.chmod(0)
+    locked_folder.chmod(0)
+    try:
+        readable = os.access(locked_file, os.R_OK) and os.access(locked_folder, os.R_OK | os.X_OK)
+        catalog = load_catalog([tmp_path / "skills"])
+    finally:
+        locked_folder.chmod(0o755)
+        locked_file.chmod(0o644)
+    if readable:  # running as root: permissions do not stop reads, so nothing is skipped
+        assert catalog.names == ("locked-file", "locked-folder") and catalog.skipped == ()
+    else:
+        assert catalog.names == ()
+        assert {(f.rule, "Permission denied" in f.message) for f in catalog.skipped} == {("unreadable", True)}
+        assert len(catalog.skipped) == 2
