@@ -249,6 +249,7 @@ def _validate(s: Settings) -> None:
         raise SettingsError(f"configuration key 'state': expected 'memory' or a redis:// URL, got {s.state!r}")
     if not s.upstream.startswith(("http://", "https://")):
         raise SettingsError(f"configuration key 'upstream': expected an http(s) URL, got {s.upstream!r}")
+    _check_api_keys(s.api_keys)
     if not 1 <= s.max_routed_skills <= 3:
         raise SettingsError("configuration key 'max_routed_skills': must be 1, 2 or 3")
     if not 0 <= s.port < 65536:
@@ -257,6 +258,15 @@ def _validate(s: Settings) -> None:
                 "max_skill_file_bytes", "state_max_entries", "max_tool_rounds", "skills_index_max_chars"):
         if getattr(s, key) <= 0:
             raise SettingsError(f"configuration key {key!r}: must be greater than 0")
+
+
+def _check_api_keys(keys: tuple[Any, ...]) -> None:
+    """Every key is text with something in it: a blank one would read as "no auth" to a person."""
+    for index, key in enumerate(keys):
+        if not isinstance(key, str) or not key.strip():
+            shown = "blank" if isinstance(key, str) else f"not text but {type(key).__name__} (quote it)"
+            raise SettingsError(f"configuration key 'api_keys': entry {index + 1} is {shown}; "
+                                "give every key a value or remove the entry")
 
 
 def _one_of(key: str, value: str, allowed: tuple[str, ...]) -> None:

@@ -55,6 +55,7 @@ class UpstreamResponse:
     url: str
     upstream_ms: float
     _response: httpx.Response = field(repr=False)
+    _secret: str | None = field(default=None, repr=False)  # the upstream key, kept out of error bodies
 
     @property
     def method(self) -> str:
@@ -75,8 +76,12 @@ class UpstreamResponse:
                 yield chunk
 
     async def read(self) -> bytes:
+        """The whole body; in an error answer, an echo of the upstream key becomes `[redacted]`."""
         with _mapped_errors(self.url, "reading the answer"):
-            return await self._response.aread()
+            raw = await self._response.aread()
+        if self.status >= 400 and self._secret:
+            raw = raw.replace(self._secret.encode("utf-8"), b"[redacted]")
+        return raw
 
     async def aclose(self) -> None:
         with anyio.CancelScope(shield=True):
@@ -136,7 +141,7 @@ class Upstream:
         log.info("upstream_response", url=url, status=response.status_code,
                  content_type=response.headers.get("content-type"), upstream_ms=upstream_ms)
         return UpstreamResponse(response.status_code, response_headers(response.headers.raw),
-                                url, upstream_ms, response)
+                                url, upstream_ms, response, self._api_key)
 
     async def _send_past_stale_connections(self, method: str, url: str, headers: Headers, content: Content,
                                            timeout: float | None = None) -> httpx.Response:

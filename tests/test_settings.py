@@ -39,6 +39,8 @@ def test_nested_env_keys():
     ("port: many\n", "port"),
     ("state: postgres://x\n", "state"),
     ("- a\n", "mapping"),
+    ("api_keys: ['k1', '  ']\n", "'api_keys': entry 2 is blank"),
+    ("api_keys: [12345]\n", "'api_keys': entry 1 is not text but int"),
 ])
 def test_bad_config_names_the_key(tmp_path, content, needle):
     config = tmp_path / "c.yaml"
@@ -61,3 +63,8 @@ def test_max_messages_from_the_environment_and_it_must_be_positive():
         load_settings(env={"SKILLPROXY_MAX_MESSAGES": "0"})
     with pytest.raises(SettingsError, match="max_messages"):
         load_settings(env={"SKILLPROXY_MAX_MESSAGES": "lots"})
+
+
+def test_api_keys_from_the_environment_drop_empty_items():
+    assert load_settings(env={"SKILLPROXY_API_KEYS": "a, ,b"}).api_keys == ("a", "b")
+    assert load_settings(env={"SKILLPROXY_API_KEYS": ""}).api_keys == ()

@@ -276,6 +276,11 @@ class FakeUpstream:
         gap, stream = float(headers.get("x-fault-gap", "2.0")), bool(record.json.get("stream"))
         if model in FAULT_ANSWERS:
             await _send(send, record, *FAULT_ANSWERS[model])
+        elif model == "fault-401-echo-key":  # as some servers do: the key they refused, in full
+            refused = headers.get("authorization", "").removeprefix("Bearer ")
+            error = {"error": {"message": f"Incorrect API key provided: {refused}", "type": "invalid_request_error",
+                               "code": "invalid_api_key"}}
+            await _json(send, record, 401, error)
         elif model == "fault-slow-headers":
             await asyncio.sleep(gap)
             await self._fault("fault-plain", record, send, gone)

@@ -253,3 +253,16 @@ def test_no_key_in_error_bodies_logs_or_views(guarded, upstream, logs):
     print_banner(guarded.settings, guarded.engine.startup_summary(), banner)
     for view in (banner.getvalue(), repr(guarded.settings), str(guarded.settings)):
         assert not any(secret in view for secret in (*KNOWN_SECRETS, SECOND_KEY)), view
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["json", "stream"])
+def test_an_upstream_that_echoes_its_key_in_an_error_has_it_redacted(guarded, upstream, logs, stream):
+    answer = httpx.post(guarded.base_url + "/chat/completions", headers={"authorization": f"Bearer {TEST_API_KEY}"},
+                        json={"model": "fault-401-echo-key", "stream": stream,
+                              "messages": [{"role": "user", "content": "hi"}]}, timeout=30)
+    assert upstream.last().header("authorization") == f"Bearer {TEST_UPSTREAM_KEY}"  # the echo was real
+    assert answer.status_code == 401
+    assert answer.json()["error"]["message"] == "Incorrect API key provided: [redacted]"
+    assert answer.json()["error"]["code"] == "invalid_api_key"
+    logs.wait_for("request", status=401)
+    assert not secrets_in(answer.text) and not secrets_in(logs.text())
