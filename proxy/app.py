@@ -23,7 +23,7 @@ from starlette.exceptions import HTTPException
 from proxy.chat_completions import ChatCompletions
 from proxy.errors import NotFound, UpstreamError, error_body
 from proxy.forwarding import Forwarder
-from proxy.middleware import DisconnectWatch, RequestContext
+from proxy.middleware import DisconnectWatch, RequestContext, RequestObserver
 from proxy.preprocess_runner import ChatPreprocessor
 from proxy.request_body import CHAT_REQUEST_DOC, capped_stream, check_declared_length
 from proxy.settings import Settings
@@ -34,7 +34,8 @@ from proxy.upstream import Upstream
 ALL_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
 
 
-def create_app(settings: Settings, engine: ChatPreprocessor, upstream: Upstream | None = None) -> FastAPI:
+def create_app(settings: Settings, engine: ChatPreprocessor, upstream: Upstream | None = None,
+               observers: tuple[RequestObserver, ...] = ()) -> FastAPI:
     upstream = upstream or Upstream(settings)
 
     @asynccontextmanager
@@ -44,7 +45,7 @@ def create_app(settings: Settings, engine: ChatPreprocessor, upstream: Upstream 
 
     app = FastAPI(title="skillproxy", docs_url=None, redoc_url=None, openapi_url=None, lifespan=lifespan,
                   exception_handlers={HTTPException: _framework_error})
-    app.add_middleware(RequestContext, api_keys=settings.api_keys)
+    app.add_middleware(RequestContext, api_keys=settings.api_keys, observers=observers)
     forwarder = Forwarder(upstream)
     proxy = _Routes(settings, forwarder)
     app.add_api_route("/healthz", proxy.healthz, methods=["GET"])

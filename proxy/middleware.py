@@ -51,9 +51,14 @@ def request_id_of(scope: Scope) -> str:
     return str(request_fields(scope).get("request_id", ""))
 
 
+RequestObserver = Callable[[dict[str, Any]], None]
+
+
 class RequestContext:
-    def __init__(self, app: ASGIApp, api_keys: tuple[str, ...] = ()) -> None:
+    def __init__(self, app: ASGIApp, api_keys: tuple[str, ...] = (),
+                 observers: tuple[RequestObserver, ...] = ()) -> None:
         self.app = app
+        self._observers = observers  # each gets every finished request's line (metrics, the inspect page)
         self._auth_required = bool(api_keys)
         self._key_digests = tuple(_digest(key.strip().encode("utf-8")) for key in api_keys if key.strip())
 
@@ -71,7 +76,9 @@ class RequestContext:
         try:
             await self._handle(scope, receive, send)
         finally:
-            _log_request(scope, fields, started)
+            line = _log_request(scope, fields, started)
+            for observe in self._observers:
+                _observe(observe, line)
 
     async def _handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         fields = request_fields(scope)
@@ -185,11 +192,21 @@ async def _send_or_abort(send: Send, fields: dict[str, Any], error: ProxyError) 
     await send({"type": "http.response.body", "body": body})
 
 
-def _log_request(scope: Scope, fields: dict[str, Any], started: float) -> None:
+def _log_request(scope: Scope, fields: dict[str, Any], started: float) -> dict[str, Any]:
     line = {k: v for k, v in fields.items() if k not in ("request_id", "response_started")}
     line.update(method=scope["method"], path=scope["path"],
                 total_ms=round((time.perf_counter() - started) * 1000, 1))
     log.info("request", **line)
+    return {**line, "request_id": fields["request_id"]}
+
+
+def _observe(observe: RequestObserver, line: dict[str, Any]) -> None:
+    """An observer's failure is logged, never the request's: the answer has gone out already."""
+    try:
+        observe(line)
+    except Exception as exc:  # noqa: BLE001
+        log.error("request_observer_failed", observer=getattr(observe, "__qualname__", repr(observe)),
+                  error=repr(exc))
 
 
 def _header_value(text: str) -> bytes:

@@ -127,3 +127,19 @@ def test_stdlib_log_records_are_redacted_too(proxy, logs):
     structlog.get_logger("t").info("structlog_line", detail=f"Bearer {CLIENT_KEY}")
     assert CLIENT_KEY not in logs.text()
     assert "Bearer [redacted]" in logs.text()
+
+
+def test_observers_see_each_finished_request_and_cannot_break_it(start_proxy, upstream, logs):
+    seen = []
+
+    def broken(line):
+        raise RuntimeError("observer bug")
+
+    proxy = start_proxy(observers=(seen.append, broken))
+    answer = httpx.post(proxy.base_url + "/chat/completions", json=chat_body(), headers={"x-request-id": "obs-1"})
+    assert answer.status_code == 200
+    httpx.get(proxy.url + "/nowhere")
+    assert [(line["request_id"], line["path"], line["status"]) for line in seen] == [
+        ("obs-1", "/v1/chat/completions", 200), (seen[1]["request_id"], "/nowhere", 404)]
+    assert seen[0]["total_ms"] >= 0 and seen[0]["method"] == "POST"
+    assert logs.wait_for("request_observer_failed")["error"] == "RuntimeError('observer bug')"
