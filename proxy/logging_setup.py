@@ -11,6 +11,7 @@ What must not: decide what is logged; the modules that log do.
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 import sys
@@ -19,6 +20,7 @@ from typing import IO, Any
 
 import structlog
 
+from proxy.log_sinks import SINKS, Renderer, StdlibBridge, console_renderer, json_line, sink_logger_factory
 from proxy.settings import Settings
 
 REDACTED = "[redacted]"
@@ -32,7 +34,10 @@ SECRET_PATTERNS = (
 )
 # A key in a URL's query (`?key=AIza…`, `&api_key=…`), as Gemini-style and some self-hosted servers take it.
 QUERY_SECRET = re.compile(r"(?i)([?&](?:api[_-]?key|key|token|access[_-]?token|secret|password)=)[^&#\s\"']*")
+# Whatever any of the patterns above could match starts with one of these: text without them is clean.
+SUSPECT = re.compile(r"(?i)bearer|basic|sk-|[?&](?:api[_-]?key|key|token|access[_-]?token|secret|password)=")
 _OUR_HANDLER = "_skillproxy_handler"
+_OUR_FILE = "_skillproxy_log_file"
 
 
 class SecretRedactor:
@@ -45,7 +50,7 @@ class SecretRedactor:
         return {key: self._clean(key, value) for key, value in event_dict.items()}
 
     def _clean(self, key: Any, value: Any) -> Any:
-        if isinstance(key, str) and SECRET_KEYS.fullmatch(key) and value not in (None, "", [], ()):
+        if isinstance(key, str) and _is_secret_key(key) and value not in (None, "", [], ()):
             return REDACTED
         if isinstance(value, str):
             return self._clean_text(value)
@@ -62,35 +67,51 @@ class SecretRedactor:
 
     def _clean_text(self, text: str) -> str:
         for secret in self._secrets:
-            text = text.replace(secret, REDACTED)
+            if secret in text:
+                text = text.replace(secret, REDACTED)
+        if not SUSPECT.search(text):  # most text: one scan, and nothing to replace
+            return text
         text = QUERY_SECRET.sub(lambda m: m.group(1) + REDACTED, text)
         for pattern in SECRET_PATTERNS:
             text = pattern.sub(lambda m: f"{m.group(1)} {REDACTED}" if m.groups() else REDACTED, text)
         return text
 
 
+@functools.lru_cache(maxsize=1024)
+def _is_secret_key(key: str) -> bool:
+    return SECRET_KEYS.fullmatch(key) is not None
+
+
 def configure_logging(settings: Settings, stream: IO[str] | None = None) -> None:
-    """Route structlog and stdlib logging to `stream` (stdout) and `settings.log_file`."""
+    """Route structlog and stdlib logging to `stream` (stdout) and `settings.log_file`.
+
+    structlog's own pipeline renders each event once per sink (no stdlib
+    LogRecord on the way): this runs several times per request, so it is kept
+    short. Stdlib records (uvicorn's, httpx's warnings) join it through a bridge.
+    """
     stream = stream or sys.stdout
     secrets = [*settings.api_keys, settings.upstream_api_key or ""]
-    shared = _shared_processors(SecretRedactor(secrets))
     structlog.configure(
-        processors=[*shared, structlog.stdlib.ProcessorFormatter.wrap_for_formatter],
-        logger_factory=structlog.stdlib.LoggerFactory(),
-        wrapper_class=structlog.stdlib.BoundLogger,
+        processors=[*_shared_processors(SecretRedactor(secrets)), _event_dict],
+        logger_factory=sink_logger_factory,
+        wrapper_class=structlog.make_filtering_bound_logger(logging.INFO),
         cache_logger_on_first_use=False,
     )
-    handlers = [_handler(logging.StreamHandler(stream), shared, _renderer(settings.log_format, stream))]
+    sinks = [(_renderer(settings.log_format, stream), stream)]
     if settings.log_file:
-        file_handler = logging.FileHandler(settings.log_file, encoding="utf-8")
-        handlers.append(_handler(file_handler, shared, structlog.processors.JSONRenderer(default=str)))
-    _install(handlers)
+        sinks.append((json_line, open(settings.log_file, "a", encoding="utf-8")))
+    for unused in SINKS.replace(sinks):
+        if getattr(unused, _OUR_FILE, False):
+            unused.close()
+    for _, sink in sinks[1:]:
+        setattr(sink, _OUR_FILE, True)
+    _install_bridge()
 
 
 def _shared_processors(redactor: SecretRedactor) -> list[Any]:
     return [
         structlog.contextvars.merge_contextvars,
-        structlog.stdlib.add_log_level,
+        structlog.processors.add_log_level,
         structlog.stdlib.add_logger_name,
         structlog.processors.TimeStamper(fmt="iso", utc=True),
         structlog.processors.format_exc_info,
@@ -98,29 +119,23 @@ def _shared_processors(redactor: SecretRedactor) -> list[Any]:
     ]
 
 
-def _renderer(log_format: str | None, stream: IO[str]) -> Any:
+def _event_dict(_logger: Any, _name: str, event_dict: dict[str, Any]) -> dict[str, Any]:
+    """The last processor: the event as keyword arguments for `SinkLogger.msg`, whose sinks render it."""
+    return event_dict
+
+
+def _renderer(log_format: str | None, stream: IO[str]) -> Renderer:
     use_console = log_format == "console" or (log_format is None and _is_tty(stream))
-    if use_console:
-        return structlog.dev.ConsoleRenderer(colors=_is_tty(stream), exception_formatter=structlog.dev.plain_traceback)
-    return structlog.processors.JSONRenderer(default=str)
+    return console_renderer(colors=_is_tty(stream)) if use_console else json_line
 
 
-def _handler(handler: logging.Handler, shared: list[Any], renderer: Any) -> logging.Handler:
-    handler.setFormatter(structlog.stdlib.ProcessorFormatter(
-        foreign_pre_chain=shared,
-        processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, renderer],
-    ))
-    setattr(handler, _OUR_HANDLER, True)
-    return handler
-
-
-def _install(handlers: list[logging.Handler]) -> None:
+def _install_bridge() -> None:
     root = logging.getLogger()
     for old in [h for h in root.handlers if getattr(h, _OUR_HANDLER, False)]:
         root.removeHandler(old)
-        old.close()
-    for handler in handlers:
-        root.addHandler(handler)
+    bridge = StdlibBridge()
+    setattr(bridge, _OUR_HANDLER, True)
+    root.addHandler(bridge)
     root.setLevel(logging.INFO)
     for noisy in ("httpx", "httpcore", "uvicorn.access"):
         logging.getLogger(noisy).setLevel(logging.WARNING)

@@ -114,7 +114,7 @@ class ErrorWatch(io.StringIO):
         self.requests = 0
 
     def write(self, text: str) -> int:
-        self.requests += '"event": "request"' in text
+        self.requests += re.search(r'"event":\s*"request"', text) is not None
         if '"unhandled_error"' in text:
             self.unhandled.append(text)
         return len(text)
