@@ -20,6 +20,7 @@ import structlog
 from fastapi import Request, Response
 from fastapi.responses import JSONResponse
 
+from proxy.core import json_codec
 from proxy.core.preprocessed import Preprocessed
 from proxy.core.request_options import RequestOptions
 from proxy.core.skill_tools import tool_definitions
@@ -45,6 +46,7 @@ class ChatCompletions:
         self.engine = engine
         self.forwarder = forwarder
         self.tools_refused: set[str] = set()  # models whose upstream rejected our tools: inline from now on
+        self.tool_definitions = tool_definitions()  # built once: every request's copy of `tools` shares them
 
     async def handle(self, request: Request) -> Response:
         body = parse_chat_body(await read_body(request, self.settings.max_body_bytes), self.settings.max_messages)
@@ -91,7 +93,7 @@ class ChatCompletions:
         runner = self.engine.skill_tools(options) if wanted else None
         if runner is None:
             return body, None
-        with_tools, added = add_tools(body, tool_definitions())
+        with_tools, added = add_tools(body, self.tool_definitions)
         return (with_tools, (runner, added)) if added else (body, None)
 
     async def _answer_refusal(self, request: Request, body: dict[str, Any], options: RequestOptions,
@@ -128,13 +130,8 @@ class ChatCompletions:
 
 
 def json_bytes(body: dict[str, Any]) -> bytes:
-    """The body as UTF-8 JSON, or ASCII-escaped JSON when it holds a lone surrogate (half an emoji,
-    which the client sent as an escape): UTF-8 cannot carry one, an escape reaches the upstream as sent."""
-    text = json.dumps(body, ensure_ascii=False)
-    try:
-        return text.encode("utf-8")
-    except UnicodeEncodeError:
-        return json.dumps(body).encode("ascii")
+    """The body as UTF-8 JSON (a lone surrogate, half an emoji the client sent as an escape, goes out escaped)."""
+    return json_codec.dumps(body)
 
 
 def loggable_model(model: Any) -> Any:

@@ -13,7 +13,6 @@ comes) and `streaming_response`.
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterable, AsyncIterator
 from typing import Any
 
@@ -22,6 +21,7 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from starlette.background import BackgroundTask
 from starlette.requests import ClientDisconnect
 
+from proxy.core import json_codec
 from proxy.errors import ClientDisconnected, invalid_answer_error, normalise_error
 from proxy.middleware import DisconnectWatch, request_fields, request_id_of
 from proxy.streaming import relay, stream_headers
@@ -77,7 +77,7 @@ async def _read_whole(answer: UpstreamResponse, watch: DisconnectWatch) -> bytes
 def _completion_response(answer: UpstreamResponse, raw: bytes) -> Response:
     """The upstream's own bytes, once they are known to be a JSON object."""
     try:
-        is_object = isinstance(json.loads(raw), dict)
+        is_object = isinstance(json_codec.loads(raw), dict)
     except ValueError:
         is_object = False
     if not is_object:

@@ -12,7 +12,6 @@ What must not: know what the engine does inside, or touch the network.
 from __future__ import annotations
 
 import asyncio
-import copy
 import time
 from typing import Any, Protocol
 
@@ -62,8 +61,9 @@ async def run_preprocessor(engine: ChatPreprocessor, body: dict[str, Any], timeo
                            options: RequestOptions | None = None) -> Preprocessed:
     """`engine.preprocess(body, options)` within `timeout` seconds, else `engine.fallback`."""
     started = time.perf_counter()
-    # The thread cannot be stopped on timeout; give it its own copy of the request.
-    work = asyncio.to_thread(engine.preprocess, copy.deepcopy(body), options)
+    # The thread cannot be stopped on timeout, and it may still be reading `body` while the fallback
+    # goes out: safe because neither the engine nor the shell ever changes a request in place.
+    work = asyncio.to_thread(engine.preprocess, body, options)
     try:
         return await asyncio.wait_for(work, timeout)
     except TimeoutError:

@@ -19,9 +19,11 @@ import sys
 from collections.abc import AsyncIterator
 from typing import Any
 
+import orjson
 from fastapi import Request
 from starlette.requests import ClientDisconnect
 
+from proxy.core import json_codec
 from proxy.core.request_options import BadSkillsHeader, RequestOptions, options_from_headers
 from proxy.errors import BadRequest, BodyTooLarge, ClientDisconnected
 
@@ -120,17 +122,37 @@ def parse_chat_body(raw: bytes, max_messages: int | None = None) -> dict[str, An
 
 
 def _load_json(raw: bytes) -> Any:
+    data = _fast_load(raw)
+    if data is _UNREAD:
+        data = _careful_load(raw)
+    if _deeper_than(data, MAX_JSON_DEPTH):
+        raise _too_deep()
+    return data
+
+
+_UNREAD = object()
+
+
+def _fast_load(raw: bytes) -> Any:
+    """orjson's reading, when it is sure to equal the careful one; `_UNREAD` when the careful one must judge
+    (orjson refuses the odd cases the careful reader names, and reads long whole numbers as floats)."""
+    if json_codec.has_long_digits(raw):
+        return _UNREAD
     try:
-        data = json.loads(raw, parse_float=_finite_float, parse_int=_whole_number, parse_constant=_not_json)
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return _UNREAD
+
+
+def _careful_load(raw: bytes) -> Any:
+    try:
+        return json.loads(raw, parse_float=_finite_float, parse_int=_whole_number, parse_constant=_not_json)
     except RecursionError:
         raise _too_deep() from None
     except _OutOfRange as exc:
         raise BadRequest(f"request body holds {exc}", code="number_out_of_range") from None
     except ValueError as exc:
         raise BadRequest(f"request body is not valid JSON: {exc}", code="invalid_json") from None
-    if _deeper_than(data, MAX_JSON_DEPTH):
-        raise _too_deep()
-    return data
 
 
 class _OutOfRange(ValueError):

@@ -22,7 +22,6 @@ decide which skills are routed.
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -30,6 +29,7 @@ from typing import Any, TypeVar
 import structlog
 from fastapi.responses import JSONResponse, Response
 
+from proxy.core import json_codec
 from proxy.core.stream_round import StreamRound, closing_chunks, continuing_chunks, iter_events
 from proxy.core.tool_calls import add_usage, calls_in_message, function_name, split_calls
 from proxy.core.tool_rounds import ToolRounds
@@ -162,7 +162,7 @@ async def _read(answer: UpstreamResponse) -> bytes:
 
 def _completion(answer: UpstreamResponse, raw: bytes) -> dict[str, Any]:
     try:
-        data = json.loads(raw)
+        data = json_codec.loads(raw)
     except ValueError:
         data = None
     if not isinstance(data, dict):

@@ -28,6 +28,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from proxy.core import json_codec
 from proxy.core.tool_calls import ToolCall, add_usage
 
 _EVENT_END = re.compile(rb"\r\n\r\n|\n\n|\r\r")
@@ -104,7 +105,7 @@ class StreamRound:
             self._saw_done = True
             return b""
         try:
-            chunk = json.loads(data)
+            chunk = json_codec.loads(data)
         except ValueError:
             return self._skip()
         if not isinstance(chunk, dict):

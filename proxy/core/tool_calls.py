@@ -37,7 +37,7 @@ def add_tools(body: Mapping[str, Any], definitions: Sequence[Mapping[str, Any]])
     """
     client_tools = body.get("tools") if isinstance(body.get("tools"), list) else []
     taken = {function_name(tool) for tool in client_tools}
-    ours = [copy.deepcopy(dict(d)) for d in definitions if function_name(d) not in taken]
+    ours = [dict(d) for d in definitions if function_name(d) not in taken]  # shared below: never changed
     if not ours:
         return dict(body), frozenset()
     return {**body, "tools": [*client_tools, *ours]}, frozenset(function_name(d) for d in ours)
