@@ -22,7 +22,7 @@ from proxy.engine import SkillEngine
 from proxy.settings import Settings
 
 from .conftest import chat_body
-from .test_metrics import Scrape
+from .scrape import Scrape
 
 SKILL = "---\nname: {name}\ndescription: {desc}\n---\n# {name}\n\n## Steps\n{body}\n"
 INVOICES = "audit these supplier invoices for duplicate payments and wrong VAT"

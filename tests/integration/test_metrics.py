@@ -6,40 +6,14 @@ and the openai SDK; the scrape is parsed with prometheus-client's own parser.
 
 from __future__ import annotations
 
-from typing import Any
-
 import httpx
 import openai
-from prometheus_client.parser import text_string_to_metric_families
 
 from .conftest import TEST_API_KEY, chat_body
 from .engines import RaisingEngine, SlowEngine, real_engine
+from .scrape import Scrape, scrape
 
 SQL = "my postgres query is slow and EXPLAIN shows a seq scan, which index should I add?"
-
-
-class Scrape:
-    """One parsed scrape: `value(name, **labels)` is a sample's value (0.0 when absent)."""
-
-    def __init__(self, text: str) -> None:
-        self.samples = [s for family in text_string_to_metric_families(text) for s in family.samples]
-
-    def value(self, name: str, **labels: str) -> float:
-        found = [s.value for s in self.samples if s.name == name and all(s.labels.get(k) == v
-                                                                         for k, v in labels.items())]
-        return sum(found)
-
-    def names(self) -> set[str]:
-        return {s.name for s in self.samples}
-
-    def label_values(self, name: str, label: str) -> set[str]:
-        return {s.labels[label] for s in self.samples if s.name == name and label in s.labels}
-
-
-def scrape(proxy: Any, **headers: str) -> Scrape:
-    response = httpx.get(proxy.url + "/metrics", headers=headers)
-    assert response.status_code == 200, response.text
-    return Scrape(response.text)
 
 
 def test_requests_are_counted_by_mode_status_and_stream(start_proxy, upstream, logs):
