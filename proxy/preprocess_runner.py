@@ -86,6 +86,7 @@ async def run_preprocessor(engine: ChatPreprocessor, body: dict[str, Any], timeo
     log.warning("preprocess_fallback", reason=reason, elapsed_ms=elapsed_ms)
     return engine.fallback(body, reason, options)
 
+
 def log_decision_events(result: Preprocessed) -> None:
     """Each of the preprocessor's decision events as its own log line."""
     for event in result.events:
