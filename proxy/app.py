@@ -3,7 +3,8 @@
 What lives here: the routes. `POST /v1/chat/completions` is
 `proxy.chat_completions`, `/v1/skills...` is `proxy.skills_api`; every other
 `/v1/...` path and method is forwarded
-untouched; `/healthz` and `/readyz`; an OpenAI-shaped 404 elsewhere.
+untouched; `/healthz` and `/readyz`; `/metrics` (see `proxy.metrics`, fed by
+the request observers and the catalog watcher); an OpenAI-shaped 404 elsewhere.
 
 What must not: talk httpx (see `proxy.upstream`), render errors (see
 `proxy.middleware`), or know how skills are chosen (see the engine behind
@@ -23,6 +24,7 @@ from starlette.exceptions import HTTPException
 from proxy.chat_completions import ChatCompletions
 from proxy.errors import NotFound, UpstreamError, error_body
 from proxy.forwarding import Forwarder
+from proxy.metrics import Metrics
 from proxy.middleware import DisconnectWatch, RequestContext, RequestObserver
 from proxy.preprocess_runner import ChatPreprocessor
 from proxy.request_body import CHAT_REQUEST_DOC, capped_stream, check_declared_length
@@ -37,6 +39,7 @@ ALL_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
 def create_app(settings: Settings, engine: ChatPreprocessor, upstream: Upstream | None = None,
                observers: tuple[RequestObserver, ...] = ()) -> FastAPI:
     upstream = upstream or Upstream(settings)
+    metrics = Metrics.for_engine(engine)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -45,7 +48,7 @@ def create_app(settings: Settings, engine: ChatPreprocessor, upstream: Upstream 
 
     app = FastAPI(title="skillproxy", docs_url=None, redoc_url=None, openapi_url=None, lifespan=lifespan,
                   exception_handlers={HTTPException: _framework_error})
-    app.add_middleware(RequestContext, api_keys=settings.api_keys, observers=observers)
+    app.add_middleware(RequestContext, api_keys=settings.api_keys, observers=(metrics.observe, *observers))
     forwarder = Forwarder(upstream)
     proxy = _Routes(settings, forwarder)
     app.add_api_route("/healthz", proxy.healthz, methods=["GET"])
@@ -54,6 +57,7 @@ def create_app(settings: Settings, engine: ChatPreprocessor, upstream: Upstream 
                       methods=["POST"], openapi_extra=CHAT_REQUEST_DOC)
     register_skills_api(app, SkillsApi(settings, engine))
     app.add_api_route("/v1/{path:path}", proxy.forward, methods=ALL_METHODS)
+    app.add_api_route("/metrics", metrics.page, methods=["GET"])
     app.add_api_route("/{path:path}", proxy.not_found, methods=ALL_METHODS)
     return app
 
@@ -89,7 +93,7 @@ class _Routes:
 
     async def not_found(self, request: Request, path: str) -> Response:
         raise NotFound(f"no such endpoint: {request.method} {request.url.path}; "
-                       "skillproxy serves the OpenAI API under /v1 (and /healthz, /readyz)")
+                       "skillproxy serves the OpenAI API under /v1 (and /healthz, /readyz, /metrics)")
 
     async def forward(self, request: Request, path: str) -> Response:
         check_declared_length(request, self.settings.max_body_bytes)

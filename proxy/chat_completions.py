@@ -82,7 +82,8 @@ class ChatCompletions:
         if options.skills_mode == "off":
             result = Preprocessed(body["messages"], "passthrough", "off")
         else:
-            result = await watch.guard(run_preprocessor(self.engine, body, self.settings.scan_timeout, options))
+            result = await watch.guard(run_preprocessor(self.engine, body, self.settings.scan_timeout, options,
+                                                        fields))
         log_decision_events(result)
         fields.update(mode=result.mode, selected=list(result.selected), route=result.route_header)
         return result

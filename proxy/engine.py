@@ -17,6 +17,7 @@ import structlog
 
 from proxy.catalog_watch import LiveCatalog
 from proxy.core.catalog import Catalog
+from proxy.core.catalog_diff import catalog_changes
 from proxy.core.conversation import MemoryTurnStore, MixedCall, TurnRecord, TurnStore
 from proxy.core.preprocessed import Preprocessed
 from proxy.core.preprocessor import fallback, preprocess
@@ -128,7 +129,7 @@ class SkillEngine:
 
     def _on_catalog_change(self, old: Catalog, new: Catalog) -> None:
         self._context = self._build_context(new)
-        _log.info("catalog_reloaded", **catalog_changes(old, new))
+        _log.info("catalog_reloaded", **catalog_changes(old, new).log_fields())
 
 
 def preprocess_config(settings: Settings) -> PreprocessConfig:
@@ -151,11 +152,3 @@ def allowed_models(overrides: Any) -> dict[str, str]:
         return {str(name): str(name) for name in overrides}
     return {str(k): str(v) for k, v in dict(overrides or {}).items()}
 
-
-def catalog_changes(old: Catalog, new: Catalog) -> dict[str, Any]:
-    before = {s.name: s for s in old.skills}
-    after = {s.name: s for s in new.skills}
-    changed = sorted(n for n in before.keys() & after.keys() if before[n] != after[n])
-    return {"added": sorted(after.keys() - before.keys()), "removed": sorted(before.keys() - after.keys()),
-            "changed": changed, "skills": len(new.skills), "skipped": len(new.skipped),
-            "missing_roots": list(new.missing_roots)}

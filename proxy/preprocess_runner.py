@@ -4,7 +4,8 @@ What lives here: `ChatPreprocessor`, the seam between the web shell and the
 skill engine, and `run_preprocessor`, which runs `preprocess` in a worker
 thread under `scan_timeout`. On a timeout or any exception it logs
 `preprocess_fallback` and returns `fallback(body, reason)` instead. Cancelling
-the caller (a client that went away) stops waiting for the thread.
+the caller (a client that went away) stops waiting for the thread. The time
+it took (`preprocess_ms`) and why it fell back go into the request's line.
 
 What must not: know what the engine does inside, or touch the network.
 """
@@ -58,20 +59,30 @@ class ChatPreprocessor(Protocol):
 
 
 async def run_preprocessor(engine: ChatPreprocessor, body: dict[str, Any], timeout: float,
-                           options: RequestOptions | None = None) -> Preprocessed:
-    """`engine.preprocess(body, options)` within `timeout` seconds, else `engine.fallback`."""
+                           options: RequestOptions | None = None,
+                           fields: dict[str, Any] | None = None) -> Preprocessed:
+    """`engine.preprocess(body, options)` within `timeout` seconds, else `engine.fallback`.
+
+    `fields` (the request's log line) gets `preprocess_ms` and, on a fallback, `fallback`:
+    `timeout` or `error`.
+    """
+    fields = {} if fields is None else fields
     started = time.perf_counter()
     # The thread cannot be stopped on timeout, and it may still be reading `body` while the fallback
     # goes out: safe because neither the engine nor the shell ever changes a request in place.
     work = asyncio.to_thread(engine.preprocess, body, options)
     try:
-        return await asyncio.wait_for(work, timeout)
+        result = await asyncio.wait_for(work, timeout)
+        fields["preprocess_ms"] = _ms_since(started)
+        return result
     except TimeoutError:
+        fields["fallback"] = "timeout"
         reason = f"scan timeout: preprocessing took longer than scan_timeout={timeout}s"
     except Exception as exc:  # noqa: BLE001 - the preprocessor must never fail the request
+        fields["fallback"] = "error"
         reason = f"routing error: {type(exc).__name__}: {exc}"
         log.warning("preprocess_error", error_type=type(exc).__name__, exc_info=exc)
-    elapsed_ms = round((time.perf_counter() - started) * 1000, 1)
+    elapsed_ms = fields["preprocess_ms"] = _ms_since(started)
     log.warning("preprocess_fallback", reason=reason, elapsed_ms=elapsed_ms)
     return engine.fallback(body, reason, options)
 
@@ -81,3 +92,7 @@ def log_decision_events(result: Preprocessed) -> None:
     for event in result.events:
         fields = {k: v for k, v in event.items() if k != "event"}
         log.info(str(event.get("event", "preprocess_event")), **fields)
+
+
+def _ms_since(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000, 1)

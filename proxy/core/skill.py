@@ -35,7 +35,8 @@ class Skill:
     """A loaded skill: what routing, packets, tools and listings need to know.
 
     `description` is the frontmatter's as written; `when_to_use` is kept apart
-    and only joined to it for routing (`routing_text`).
+    and only joined to it for routing (`routing_text`). `source_sha256` is the
+    SKILL.md text's digest, so two loads of a skill differ when its body does.
     """
 
     name: str
@@ -58,6 +59,7 @@ class Skill:
     metadata: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
     headings: tuple[str, ...] = ()
     warnings: tuple[Finding, ...] = ()
+    source_sha256: str = ""
 
     @property
     def skill_file(self) -> Path:

@@ -15,9 +15,11 @@ warnings of one rule are kept, each at most `MAX_FINDING_CHARS` long.
 from __future__ import annotations
 
 import datetime
+import hashlib
 import json
 import math
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -59,7 +61,8 @@ def load_skill(folder: Path, root: str, max_bytes: int = DEFAULT_MAX_FILE_BYTES)
     problems.extend(description_problems(description))
     problems.extend(other_field_problems(fields, parsed.raw_keys))
     description = _kept_description(description, problems)
-    return _build(name, description, fields, parsed, folder, root, location, problems)
+    skill = _build(name, description, fields, parsed, folder, root, location, problems)
+    return replace(skill, source_sha256=hashlib.sha256(file_text.text.encode("utf-8", "replace")).hexdigest())
 
 
 def _file_problems(file_text: FileText, max_bytes: int) -> list[Problem]:
