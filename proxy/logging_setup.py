@@ -72,7 +72,7 @@ class SecretRedactor:
 def configure_logging(settings: Settings, stream: IO[str] | None = None) -> None:
     """Route structlog and stdlib logging to `stream` (stdout) and `settings.log_file`."""
     stream = stream or sys.stdout
-    secrets = [*settings.api_keys, settings.upstream_api_key or ""]
+    secrets = [*settings.api_keys, settings.upstream_api_key or "", *(u.api_key or "" for u in settings.upstreams)]
     shared = _shared_processors(SecretRedactor(secrets))
     structlog.configure(
         processors=[*shared, structlog.stdlib.ProcessorFormatter.wrap_for_formatter],

@@ -28,6 +28,7 @@ import structlog
 
 from proxy.errors import ProxyError, UpstreamError, UpstreamTimeout
 from proxy.settings import Settings
+from proxy.upstreams_config import UpstreamConfig
 
 log = structlog.get_logger("proxy.upstream")
 
@@ -56,6 +57,7 @@ class UpstreamResponse:
     upstream_ms: float
     _response: httpx.Response = field(repr=False)
     _secret: str | None = field(default=None, repr=False)  # the upstream key, kept out of error bodies
+    base_url: str = ""  # of the upstream that answered, for error messages
 
     @property
     def method(self) -> str:
@@ -89,11 +91,17 @@ class UpstreamResponse:
 
 
 class Upstream:
-    """The configured upstream server and the one client used to talk to it."""
+    """One upstream server and the one client (connection pool) used to talk to it.
 
-    def __init__(self, settings: Settings, transport: httpx.AsyncBaseTransport | None = None) -> None:
-        self.base_url = settings.upstream.rstrip("/")
-        self._api_key = settings.upstream_api_key
+    Without `config` it is the single `upstream` with `upstream_api_key`, named "default";
+    with one, an entry of `upstreams`, with its own name, URL and key.
+    """
+
+    def __init__(self, settings: Settings, transport: httpx.AsyncBaseTransport | None = None,
+                 config: UpstreamConfig | None = None) -> None:
+        self.name = config.name if config else "default"
+        self.base_url = (config.base_url if config else settings.upstream).rstrip("/")
+        self._api_key = config.api_key if config else settings.upstream_api_key
         self._drop_client_auth = bool(settings.api_keys)
         self._probe_timeout = settings.connect_timeout
         self._client = httpx.AsyncClient(
@@ -130,18 +138,21 @@ class Upstream:
         url: str,
         headers: Headers,
         content: Content,
+        timeout: float | None = None,
     ) -> UpstreamResponse:
-        """Send a request; the answer's headers are in, its body is not read yet."""
+        """Send a request; the answer's headers are in, its body is not read yet.
+
+        `timeout` (seconds, each of connect, read and write) replaces the configured ones."""
         size = len(content) if isinstance(content, bytes) else None
-        log.info("upstream_request", method=method, url=url, body_bytes=size)
+        log.info("upstream_request", upstream=self.name, method=method, url=url, body_bytes=size)
         started = time.perf_counter()
         with _mapped_errors(url, "sending the request or waiting for its answer to start", started):
-            response = await self._send_past_stale_connections(method, url, headers, content)
+            response = await self._send_past_stale_connections(method, url, headers, content, timeout)
         upstream_ms = _ms_since(started)
-        log.info("upstream_response", url=url, status=response.status_code,
+        log.info("upstream_response", upstream=self.name, url=url, status=response.status_code,
                  content_type=response.headers.get("content-type"), upstream_ms=upstream_ms)
         return UpstreamResponse(response.status_code, response_headers(response.headers.raw),
-                                url, upstream_ms, response, self._api_key)
+                                url, upstream_ms, response, self._api_key, self.base_url)
 
     async def _send_past_stale_connections(self, method: str, url: str, headers: Headers, content: Content,
                                            timeout: float | None = None) -> httpx.Response:
