@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 from proxy.cli.serve_cmd import print_banner
@@ -88,9 +90,21 @@ def test_the_banner_lists_each_upstream_and_its_models_never_its_key(capsys):
     settings = load_settings(EXAMPLE, env={}).replace(
         upstreams=(UpstreamConfig("lmstudio", "http://127.0.0.1:1234/v1", ("qwen*",), SECRET),
                    UpstreamConfig("ollama", "http://127.0.0.1:11434/v1", ("llama3*", "gemma*:*"))))
-    print_banner(settings, {"skills": 2}, __import__("sys").stdout)
+    print_banner(settings, {"skills": 2}, sys.stdout)
     out = capsys.readouterr().out
     assert "upstream: lmstudio  http://127.0.0.1:1234/v1  models: qwen*" in out
     assert "upstream: ollama  http://127.0.0.1:11434/v1  models: llama3*, gemma*:*" in out
     assert "no model: lmstudio" in out and "no match: 404" in out
     assert SECRET not in out
+
+
+def test_the_banner_says_when_a_configured_single_upstream_is_not_used(capsys):
+    settings = load_settings(EXAMPLE, env={"SKILLPROXY_UPSTREAM": "http://ollama:11434/v1"})
+    print_banner(settings, {}, sys.stdout)
+    assert "upstream http://ollama:11434/v1 is not used, because `upstreams` is set" in capsys.readouterr().out
+
+
+def test_the_readme_shows_the_example_configs_upstreams(tmp_path):
+    section = (REPO / "README.md").read_text().split("### Several upstreams", 1)[1]
+    shown = section.split("```yaml\n", 1)[1].split("```", 1)[0]
+    assert load(tmp_path, shown).upstreams == load_settings(EXAMPLE, env={}).upstreams

@@ -80,8 +80,11 @@ def upstream_lines(settings: Settings) -> list[str]:
     if not settings.upstreams:
         return [f"  upstream: {settings.upstream}"]
     lines = [f"  upstream: {u.name}  {u.base_url}  models: {', '.join(u.models)}" for u in settings.upstreams]
-    return lines + ["  routing:  by the request's model, first match wins; no model: "
-                    f"{settings.upstreams[0].name}; no match: 404 model_not_found"]
+    lines.append("  routing:  by the request's model, first match wins; no model: "
+                 f"{settings.upstreams[0].name}; no match: 404 model_not_found")
+    if settings.upstream != Settings().upstream:
+        lines.append(f"  note:     upstream {settings.upstream} is not used, because `upstreams` is set")
+    return lines
 
 
 def client_base_url(settings: Settings) -> str:
