@@ -70,7 +70,8 @@ class Upstreams:
                            "or models: [\"*\"] to one of them to catch every other model", code="model_not_found")
         return self._by_name[name]
 
-    async def model_list(self, client_headers: Headers, request_id: str, query: str) -> tuple[dict[str, Any], list[str]]:
+    async def model_list(self, client_headers: Headers, request_id: str,
+                         query: str) -> tuple[dict[str, Any], list[str]]:
         """Every upstream's models in one list, and the names of the upstreams that answered.
 
         An UpstreamError (502) only when none did."""

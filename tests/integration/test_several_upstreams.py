@@ -24,7 +24,7 @@ from .fake_upstream import FakeUpstream, _json, content_events
 from .servers import ServerThread
 
 LMSTUDIO_MODELS = ("qwen*", "lmstudio-community/*")
-OLLAMA_MODELS = ("llama3*", "gemma*:*", "sse*", "scripted")
+OLLAMA_MODELS = ("llama3*", "gemma*:*", "sse*", "scripted", "fault-*", "tools-refused")
 OLLAMA_LIST = [{"id": "llama3.2:1b", "object": "model", "owned_by": "library"},
                {"id": "gemma3:4b", "object": "model", "owned_by": "library"},
                {"id": "fake", "object": "model", "owned_by": "ollama-copy"}]  # the same id as lmstudio's
@@ -94,7 +94,8 @@ def test_chat_goes_to_the_upstream_whose_pattern_matches_with_that_upstreams_key
                                                                                  model, served_by):
     response = httpx.post(both.base_url + "/chat/completions", json=chat_body(model),
                           headers={"Authorization": f"Bearer {TEST_CLIENT_KEY}"})
-    assert response.status_code == 200 and response.json()["choices"][0]["message"]["content"] == "echo: [skills:demo] hi"
+    assert response.status_code == 200
+    assert response.json()["choices"][0]["message"]["content"] == "echo: [skills:demo] hi"
     chosen, other = (upstream, second) if served_by == "lmstudio" else (second, upstream)
     assert len(chosen.received) == 1 and other.received == []
     assert chosen.last().json["model"] == model
@@ -136,7 +137,8 @@ def test_a_model_no_pattern_matches_is_a_404_naming_every_pattern(both, upstream
     error = response.json()["error"]
     assert error["code"] == "model_not_found" and error["type"] == "invalid_request_error"
     assert "'mistral-7b'" in error["message"]
-    assert "lmstudio (qwen*, lmstudio-community/*); ollama (llama3*, gemma*:*, sse*, scripted)" in error["message"]
+    listed = "lmstudio (qwen*, lmstudio-community/*); ollama (llama3*, gemma*:*, sse*, scripted, fault-*, tools-refused)"
+    assert listed in error["message"]
     assert 'models: ["*"]' in error["message"], "it says how to catch every other model"
     with pytest.raises(openai.NotFoundError, match="no upstream serves model"):
         sdk(both).chat.completions.create(model="gemma3", messages=[{"role": "user", "content": "hi"}])
@@ -160,7 +162,8 @@ def test_passthrough_requests_choose_by_the_bodys_model_and_without_one_go_to_th
     assert second.last().body == body, "the body reaches the upstream as sent"
     assert httpx.post(both.base_url + "/completions", json={"prompt": "x"}).status_code == 200
     files = {"file": ("a.wav", b"RIFF....", "audio/wav")}
-    assert httpx.post(both.base_url + "/audio/transcriptions", files=files, data={"model": "whisper"}).status_code == 200
+    upload = httpx.post(both.base_url + "/audio/transcriptions", files=files, data={"model": "whisper"})
+    assert upload.status_code == 200, "an upload names no JSON model: the first upstream"
     assert httpx.get(both.base_url + "/models/gemma3:4b").json()["path"] == "/v1/models/gemma3:4b"
     assert [r.path for r in second.received] == ["/v1/embeddings", "/v1/models/gemma3:4b"]
     assert [r.path for r in upstream.received] == ["/v1/completions", "/v1/audio/transcriptions"]
@@ -196,7 +199,8 @@ def test_models_still_answer_when_one_upstream_is_down_and_the_log_names_it(star
 
 
 def test_models_are_a_502_naming_each_upstream_when_none_answers(start_proxy, upstream, second):
-    proxy = start_proxy(upstreams=(UpstreamConfig("a", closed_url(), ("x*",)), UpstreamConfig("b", closed_url(), ("*",))))
+    proxy = start_proxy(upstreams=(UpstreamConfig("a", closed_url(), ("x*",)),
+                                   UpstreamConfig("b", closed_url(), ("*",))))
     response = httpx.get(proxy.base_url + "/models")
     assert response.status_code == 502
     message = response.json()["error"]["message"]
@@ -222,7 +226,8 @@ def test_readyz_reports_each_upstream(start_proxy, upstream, second):
 
 
 def test_one_upstream_keeps_the_plain_passthrough_and_the_line_says_default(proxy, upstream, logs):
-    assert httpx.get(proxy.base_url + "/models").json() == {"object": "list", "data": [{"id": "fake", "object": "model"}]}
+    listed = httpx.get(proxy.base_url + "/models").json()
+    assert listed == {"object": "list", "data": [{"id": "fake", "object": "model"}]}
     assert logs.wait_for("request", path="/v1/models")["upstream"] == "default"
     assert httpx.get(proxy.url + "/readyz").json()["status"] == "ready"
 
@@ -270,3 +275,26 @@ def test_a_skills_model_override_picks_the_upstream_of_the_new_model(start_proxy
     line = logs.wait_for("request", path="/v1/chat/completions")
     assert (line["model"], line["upstream_model"], line["upstream"]) == ("llama3.2:1b", "qwen2.5-0.5b-instruct",
                                                                          "lmstudio")
+
+
+def test_an_upstream_that_echoes_its_key_in_an_error_has_that_key_redacted(both, upstream, second):
+    response = httpx.post(both.base_url + "/chat/completions", json=chat_body("fault-401-echo-key"))
+    assert response.status_code == 401
+    message = response.json()["error"]["message"]
+    assert message == "Incorrect API key provided: [redacted]"
+    assert second.last().header("authorization") == f"Bearer {TEST_SECOND_UPSTREAM_KEY}" and upstream.received == []
+
+
+def test_an_upstream_refusing_tools_gets_the_inline_retry_itself(start_proxy, upstream, second, logs):
+    engine = real_engine()
+    try:
+        proxy = start_proxy(engine=engine, upstreams=pair(upstream, second))
+        body = chat_body("tools-refused", "my postgres query is slow and EXPLAIN shows a seq scan, which index?")
+        response = httpx.post(proxy.base_url + "/chat/completions", json=body)
+    finally:
+        engine.close()
+    assert response.status_code == 200
+    first, retry = second.received
+    assert "tools" in first.json and "tools" not in retry.json and upstream.received == []
+    assert logs.wait_for("upstream_rejected_tools")["model"] == "tools-refused"
+    assert logs.wait_for("request", path="/v1/chat/completions")["upstream"] == "ollama"
