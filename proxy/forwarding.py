@@ -1,9 +1,10 @@
 """Sending a client's request upstream and handing the answer back.
 
 What lives here: `Forwarder.send` (the upstream URL and headers for a client
-request, sent to the upstream the caller chose or the default one; a passthrough body of a declared length up to 1 MiB is read first, so
-that a request meeting a keep-alive connection the upstream closed can be sent
-again; the upstream's time is noted for the request log), `Forwarder.respond`
+request, to the upstream the caller chose or the default one; a passthrough
+body of a declared length up to 1 MiB is read first, so that a request meeting
+a keep-alive connection the upstream closed can be sent again; the upstream's
+name and time are noted for the request log), `Forwarder.respond`
 (an error answer normalised to the OpenAI shape; a chat completion that is not
 an event stream read whole first, so that an answer that breaks off, stalls
 past `read_timeout` or is not JSON at all becomes a 502/504 the client can act

@@ -1,4 +1,4 @@
-"""The boundary to the upstream server: one shared httpx.AsyncClient.
+"""The boundary to one upstream server: its own httpx.AsyncClient (connection pool) and key.
 
 What lives here: building the upstream URL and headers (hop-by-hop headers
 dropped, `Accept-Encoding: identity`, the Authorization rule), sending a request
