@@ -3,8 +3,11 @@
 What lives here: the routes. `POST /v1/chat/completions` is
 `proxy.chat_completions`, `/v1/skills...` is `proxy.skills_api`; every other
 `/v1/...` path and method is forwarded
-untouched; `/healthz` and `/readyz`; `/metrics` (see `proxy.metrics`, fed by
-the request observers and the catalog watcher); an OpenAI-shaped 404 elsewhere.
+untouched, to the upstream its JSON body's `model` names when `upstreams:` is
+set; with several upstreams, `GET /v1/models` merges their lists (see
+`proxy.upstreams`); `/healthz` and `/readyz` (each upstream); `/metrics` (see
+`proxy.metrics`, fed by the request observers and the catalog watcher); an
+OpenAI-shaped 404 elsewhere.
 
 What must not: talk httpx (see `proxy.upstream`), render errors (see
 `proxy.middleware`), or know how skills are chosen (see the engine behind
@@ -14,8 +17,10 @@ What must not: talk httpx (see `proxy.upstream`), render errors (see
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 from fastapi import FastAPI, Request, Response
 from fastapi.responses import JSONResponse
@@ -25,34 +30,37 @@ from proxy.chat_completions import ChatCompletions
 from proxy.errors import NotFound, UpstreamError, error_body
 from proxy.forwarding import Forwarder
 from proxy.metrics import Metrics
-from proxy.middleware import DisconnectWatch, RequestContext, RequestObserver
+from proxy.middleware import DisconnectWatch, RequestContext, RequestObserver, request_fields, request_id_of
 from proxy.preprocess_runner import ChatPreprocessor
 from proxy.request_body import CHAT_REQUEST_DOC, capped_stream, check_declared_length
 from proxy.settings import Settings
 from proxy.skills_api import SkillsApi
 from proxy.skills_api import register as register_skills_api
-from proxy.upstream import Upstream
+from proxy.upstream import Upstream, UpstreamResponse
+from proxy.upstreams import Upstreams
 
 ALL_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
 
 
 def create_app(settings: Settings, engine: ChatPreprocessor, upstream: Upstream | None = None,
                observers: tuple[RequestObserver, ...] = ()) -> FastAPI:
-    upstream = upstream or Upstream(settings)
+    upstreams = Upstreams(settings, single=upstream)
     metrics = Metrics.for_engine(engine)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         yield
-        await upstream.aclose()
+        await upstreams.aclose()
 
     app = FastAPI(title="skillproxy", docs_url=None, redoc_url=None, openapi_url=None, lifespan=lifespan,
                   exception_handlers={HTTPException: _framework_error})
     app.add_middleware(RequestContext, api_keys=settings.api_keys, observers=(metrics.observe, *observers))
-    forwarder = Forwarder(upstream)
+    forwarder = Forwarder(upstreams)
     proxy = _Routes(settings, forwarder)
     app.add_api_route("/healthz", proxy.healthz, methods=["GET"])
-    app.add_api_route("/readyz", proxy.readyz, methods=["GET"])
+    app.add_api_route("/readyz", proxy.readyz if not upstreams.several else proxy.readyz_each, methods=["GET"])
+    if upstreams.several:
+        app.add_api_route("/v1/models", proxy.models, methods=["GET"])
     app.add_api_route("/v1/chat/completions", ChatCompletions(settings, engine, forwarder).handle,
                       methods=["POST"], openapi_extra=CHAT_REQUEST_DOC)
     register_skills_api(app, SkillsApi(settings, engine))
@@ -74,22 +82,30 @@ class _Routes:
     def __init__(self, settings: Settings, forwarder: Forwarder) -> None:
         self.settings = settings
         self.forwarder = forwarder
-        self.upstream = forwarder.upstream
+        self.upstreams = forwarder.upstreams
 
     async def healthz(self) -> dict[str, str]:
         return {"status": "ok"}
 
     async def readyz(self) -> Response:
-        url = self.upstream.url_for("models")
-        try:
-            status = await self.upstream.probe()
-        except UpstreamError as error:
-            return JSONResponse({**error.body(), "status": "unavailable", "upstream": url}, status_code=503)
-        if status >= 500:
-            message = f"upstream {url} answered HTTP {status}; it may still be loading a model"
-            body = {"error": {"message": message, "type": "upstream_error", "code": "upstream_not_ready"}}
-            return JSONResponse({**body, "status": "unavailable", "upstream": url}, status_code=503)
-        return JSONResponse({"status": "ready", "upstream": url, "upstream_status": status})
+        ready, body = await _readiness(self.upstreams.default)
+        return JSONResponse(body, status_code=200 if ready else 503)
+
+    async def readyz_each(self) -> Response:
+        """Every upstream's readiness: "ready" when all are, "degraded" (still 200) when some are."""
+        results = await asyncio.gather(*(_readiness(member) for member in self.upstreams.members))
+        ready = sum(1 for ok, _ in results if ok)
+        status = "ready" if ready == len(results) else "degraded" if ready else "unavailable"
+        each = [{"name": member.name, **body} for member, (_, body) in zip(self.upstreams.members, results)]
+        return JSONResponse({"status": status, "upstreams": each}, status_code=503 if not ready else 200)
+
+    async def models(self, request: Request) -> Response:
+        """`GET /v1/models` with several upstreams: their lists merged, each model id once."""
+        async with DisconnectWatch(request.receive) as watch:
+            body, answered = await watch.guard(self.upstreams.model_list(
+                list(request.headers.items()), request_id_of(request.scope), request.url.query))
+        request_fields(request.scope)["upstream"] = ",".join(answered)
+        return JSONResponse(body)
 
     async def not_found(self, request: Request, path: str) -> Response:
         raise NotFound(f"no such endpoint: {request.method} {request.url.path}; "
@@ -103,5 +119,50 @@ class _Routes:
         if content is None:
             body_done.set()
         async with DisconnectWatch(request.receive, body_done) as watch:
-            answer = await watch.guard(self.forwarder.send(request, path, content, keep_length=True))
+            answer = await watch.guard(self._send_to_chosen(request, path, content))
             return await self.forwarder.respond(answer, watch)
+
+    async def _send_to_chosen(self, request: Request, path: str, content: Any) -> UpstreamResponse:
+        """With `upstreams:`, sent where the body's `model` (or `/models/ID`) says; else to the default."""
+        upstream = None
+        if self.upstreams.routed:
+            upstream, content = await _chosen_upstream(self.upstreams, request, path, content)
+        return await self.forwarder.send(request, path, content, True, upstream)
+
+
+async def _readiness(upstream: Upstream) -> tuple[bool, dict[str, Any]]:
+    """Whether `upstream`'s `/models` answers below 500, and what /readyz says about it."""
+    url = upstream.url_for("models")
+    try:
+        status = await upstream.probe()
+    except UpstreamError as error:
+        return False, {**error.body(), "status": "unavailable", "upstream": url}
+    if status >= 500:
+        message = f"upstream {url} answered HTTP {status}; it may still be loading a model"
+        body = {"error": {"message": message, "type": "upstream_error", "code": "upstream_not_ready"}}
+        return False, {**body, "status": "unavailable", "upstream": url}
+    return True, {"status": "ready", "upstream": url, "upstream_status": status}
+
+
+async def _chosen_upstream(upstreams: Upstreams, request: Request, path: str, content: Any) -> tuple[Upstream, Any]:
+    """The upstream for a passthrough request, and its body (read whole when it had to be looked into)."""
+    if request.method == "GET" and path.startswith("models/"):
+        return upstreams.for_model(path[len("models/"):]), content
+    if content is None or not _may_be_json(request.headers.get("content-type", "")):
+        return upstreams.default, content
+    raw = b"".join([chunk async for chunk in content])
+    return upstreams.for_model(_model_in(raw)), raw
+
+
+def _may_be_json(content_type: str) -> bool:
+    """JSON, or no type, or curl's default for `-d`; not an upload (multipart, audio, octet-stream)."""
+    kind = content_type.split(";")[0].strip().lower()
+    return kind in ("", "application/x-www-form-urlencoded") or "json" in kind
+
+
+def _model_in(raw: bytes) -> Any:
+    try:
+        body = json.loads(raw)
+    except ValueError:
+        return None
+    return body.get("model") if isinstance(body, dict) else None

@@ -3,7 +3,8 @@
 What lives here: one chat request from body to answer. The preprocessor runs
 under the scan timeout; in server tool mode the proxy's skill tools are added
 and `ToolLoop` answers; an upstream that refuses tools gets the request again
-in inline mode and the model is remembered.
+in inline mode and the model is remembered. The upstream is chosen by the
+forwarded `model` (after a skill's allowed model override), each round anew.
 
 What must not: talk httpx, render errors, or decide routes (the engine does).
 """
@@ -63,7 +64,7 @@ class ChatCompletions:
             if answer.status >= 400:
                 return await self._answer_refusal(request, body, options, answer, watch)
             loop = ToolLoop(ToolRounds(tools[0], tools[1], self.settings.max_tool_rounds, _call_id), forwarded,
-                            lambda next_body: self._send_chat(request, next_body), self.forwarder.upstream.base_url,
+                            lambda next_body: self._send_chat(request, next_body), answer.base_url,
                             self._finisher(result, fields))
             if body.get("stream") and answer.is_event_stream:
                 return streaming_response(answer, loop.stream(answer))
@@ -105,7 +106,7 @@ class ChatCompletions:
         finally:
             await answer.aclose()
         if not rejects_tools(answer.status, raw):
-            return JSONResponse(normalise_error(answer.status, raw, self.forwarder.upstream.base_url), answer.status)
+            return JSONResponse(normalise_error(answer.status, raw, answer.base_url), answer.status)
         model = str(body.get("model"))
         self.tools_refused.add(model)
         log.warning("upstream_rejected_tools", model=loggable_model(model), status=answer.status,
@@ -127,7 +128,9 @@ class ChatCompletions:
         return finish
 
     async def _send_chat(self, request: Request, body: dict[str, Any]) -> UpstreamResponse:
-        return await self.forwarder.send(request, "chat/completions", json_bytes(body), keep_length=False)
+        """Sent to the upstream serving the body's model (a skill's model, when one was allowed)."""
+        upstream = self.forwarder.upstreams.for_model(body.get("model"))
+        return await self.forwarder.send(request, "chat/completions", json_bytes(body), False, upstream)
 
 
 def json_bytes(body: dict[str, Any]) -> bytes:

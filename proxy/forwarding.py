@@ -1,9 +1,10 @@
 """Sending a client's request upstream and handing the answer back.
 
 What lives here: `Forwarder.send` (the upstream URL and headers for a client
-request; a passthrough body of a declared length up to 1 MiB is read first, so
-that a request meeting a keep-alive connection the upstream closed can be sent
-again; the upstream's time is noted for the request log), `Forwarder.respond`
+request, to the upstream the caller chose or the default one; a passthrough
+body of a declared length up to 1 MiB is read first, so that a request meeting
+a keep-alive connection the upstream closed can be sent again; the upstream's
+name and time are noted for the request log), `Forwarder.respond`
 (an error answer normalised to the OpenAI shape; a chat completion that is not
 an event stream read whole first, so that an answer that breaks off, stalls
 past `read_timeout` or is not JSON at all becomes a 502/504 the client can act
@@ -26,37 +27,44 @@ from proxy.errors import ClientDisconnected, invalid_answer_error, normalise_err
 from proxy.middleware import DisconnectWatch, request_fields, request_id_of
 from proxy.streaming import relay, stream_headers
 from proxy.upstream import Upstream, UpstreamResponse
+from proxy.upstreams import Upstreams
 
 REPLAYABLE_BODY_BYTES = 1 << 20  # larger bodies (uploads) stream through as they come
 
 
 class Forwarder:
-    def __init__(self, upstream: Upstream) -> None:
-        self.upstream = upstream
+    def __init__(self, upstreams: Upstreams) -> None:
+        self.upstreams = upstreams
 
-    async def send(self, request: Request, path: str, content: Any, keep_length: bool) -> UpstreamResponse:
-        url = self.upstream.url_for(path, request.url.query)
-        headers = self.upstream.request_headers(
+    async def send(self, request: Request, path: str, content: Any, keep_length: bool,
+                   upstream: Upstream | None = None) -> UpstreamResponse:
+        """Send to `upstream` (the default one when None); the request line notes which one."""
+        upstream = upstream or self.upstreams.default
+        url = upstream.url_for(path, request.url.query)
+        headers = upstream.request_headers(
             [(k, v) for k, v in request.headers.items()], request_id_of(request.scope), keep_length)
+        fields = request_fields(request.scope)
+        fields["upstream"] = upstream.name
         try:
             content = await _replayable(request, content)
-            answer = await self.upstream.send(request.method, url, headers, content)
+            answer = await upstream.send(request.method, url, headers, content)
         except ClientDisconnect:
             raise ClientDisconnected() from None
-        request_fields(request.scope)["upstream_ms"] = answer.upstream_ms
+        fields["upstream_ms"] = answer.upstream_ms
         return answer
 
     async def respond(self, answer: UpstreamResponse, watch: DisconnectWatch) -> Response:
         if answer.status >= 400:
             raw = await _read_whole(answer, watch)
-            body = normalise_error(answer.status, raw, self.upstream.base_url)
+            body = normalise_error(answer.status, raw, answer.base_url)
             return JSONResponse(body, status_code=answer.status)
-        if self._is_chat_completion(answer) and not answer.is_event_stream:
+        if _is_chat_completion(answer) and not answer.is_event_stream:
             return _completion_response(answer, await _read_whole(answer, watch))
         return streaming_response(answer, relay(answer), BackgroundTask(answer.aclose))
 
-    def _is_chat_completion(self, answer: UpstreamResponse) -> bool:
-        return answer.method == "POST" and answer.url.split("?", 1)[0] == self.upstream.url_for("chat/completions")
+
+def _is_chat_completion(answer: UpstreamResponse) -> bool:
+    return answer.method == "POST" and answer.url.split("?", 1)[0] == answer.base_url + "/chat/completions"
 
 
 async def _replayable(request: Request, content: Any) -> Any:

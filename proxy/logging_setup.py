@@ -90,7 +90,7 @@ def configure_logging(settings: Settings, stream: IO[str] | None = None) -> None
     short. Stdlib records (uvicorn's, httpx's warnings) join it through a bridge.
     """
     stream = stream or sys.stdout
-    secrets = [*settings.api_keys, settings.upstream_api_key or ""]
+    secrets = [*settings.api_keys, settings.upstream_api_key or "", *(u.api_key or "" for u in settings.upstreams)]
     structlog.configure(
         processors=[*_shared_processors(SecretRedactor(secrets)), _event_dict],
         logger_factory=sink_logger_factory,

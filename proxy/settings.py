@@ -17,6 +17,8 @@ from typing import Any
 
 import yaml
 
+from proxy.upstreams_config import UpstreamConfig, parse_upstreams
+
 ENV_PREFIX = "SKILLPROXY_"
 DEFAULT_CONFIG_PATH = Path("config/skillproxy.yaml")
 DEFAULT_ROOTS = (
@@ -41,7 +43,7 @@ class Settings:
     port: int = 8787
     upstream: str = "http://127.0.0.1:1234/v1"
     upstream_api_key: str | None = field(default=None, repr=False)
-    upstreams: tuple[Mapping[str, Any], ...] = ()
+    upstreams: tuple[UpstreamConfig, ...] = ()  # when set, these replace `upstream` (see upstreams_config)
     roots: tuple[str, ...] = DEFAULT_ROOTS
     enabled_skills: tuple[str, ...] | None = None
     disabled_skills: tuple[str, ...] = ()
@@ -90,7 +92,7 @@ def load_settings(
     values.update(_read_config_file(_config_path(config_path, env)))
     values.update(_read_env(env))
     values.update({k: v for k, v in (overrides or {}).items() if v is not None})
-    return _build(values)
+    return _build(values, env)
 
 
 def _config_path(config_path: str | Path | None, env: Mapping[str, str]) -> Path | None:
@@ -167,8 +169,13 @@ def _kind(key: str) -> str:
     return "optional_str" if "None" in annotation else "str"
 
 
-def _build(values: Mapping[str, Any]) -> Settings:
+def _build(values: Mapping[str, Any], env: Mapping[str, str]) -> Settings:
     coerced = {key: _coerce(key, value) for key, value in values.items()}
+    if "upstreams" in coerced:
+        try:
+            coerced["upstreams"] = parse_upstreams(coerced["upstreams"], env)
+        except ValueError as exc:
+            raise SettingsError(f"configuration key 'upstreams': {exc}") from None
     settings = Settings(**coerced)
     _validate(settings)
     return settings
@@ -250,6 +257,9 @@ def _validate(s: Settings) -> None:
     if not s.upstream.startswith(("http://", "https://")):
         raise SettingsError(f"configuration key 'upstream': expected an http(s) URL, got {s.upstream!r}")
     _check_api_keys(s.api_keys)
+    if s.upstreams and s.upstream_api_key:
+        raise SettingsError("configuration key 'upstream_api_key' is not used when 'upstreams' is set; "
+                            "give each upstream its own api_key (or api_key_env) instead")
     if not 1 <= s.max_routed_skills <= 3:
         raise SettingsError("configuration key 'max_routed_skills': must be 1, 2 or 3")
     if not 0 <= s.port < 65536:

@@ -1,4 +1,4 @@
-"""The boundary to the upstream server: one shared httpx.AsyncClient.
+"""The boundary to one upstream server: its own httpx.AsyncClient (connection pool) and key.
 
 What lives here: building the upstream URL and headers (hop-by-hop headers
 dropped, `Accept-Encoding: identity`, the Authorization rule), sending a request
@@ -28,6 +28,7 @@ import structlog
 
 from proxy.errors import ProxyError, UpstreamError, UpstreamTimeout
 from proxy.settings import Settings
+from proxy.upstreams_config import UpstreamConfig
 
 log = structlog.get_logger("proxy.upstream")
 
@@ -43,6 +44,7 @@ Content = bytes | AsyncIterable[bytes] | None
 
 KEEPALIVE_EXPIRY = 4.0  # seconds; below the 5 s after which uvicorn and llama.cpp close an idle connection
 MAX_STALE_RETRIES = 8  # each stale connection fails once and leaves the pool, so this bounds a burst of them
+DEFAULT_SETTING = "`upstream`"  # named in error messages; an entry of `upstreams` names its own base_url
 STALE_ERRORS = (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError)
 
 
@@ -56,6 +58,8 @@ class UpstreamResponse:
     upstream_ms: float
     _response: httpx.Response = field(repr=False)
     _secret: str | None = field(default=None, repr=False)  # the upstream key, kept out of error bodies
+    base_url: str = ""  # of the upstream that answered, for error messages
+    setting: str = DEFAULT_SETTING  # the config a person fixes when this upstream fails
 
     @property
     def method(self) -> str:
@@ -71,13 +75,13 @@ class UpstreamResponse:
         return self.content_type.split(";")[0].strip().lower() == "text/event-stream"
 
     async def iter_bytes(self) -> AsyncIterator[bytes]:
-        with _mapped_errors(self.url, "reading the answer"):
+        with _mapped_errors(self.url, "reading the answer", setting=self.setting):
             async for chunk in self._response.aiter_bytes():
                 yield chunk
 
     async def read(self) -> bytes:
         """The whole body; in an error answer, an echo of the upstream key becomes `[redacted]`."""
-        with _mapped_errors(self.url, "reading the answer"):
+        with _mapped_errors(self.url, "reading the answer", setting=self.setting):
             raw = await self._response.aread()
         if self.status >= 400 and self._secret:
             raw = raw.replace(self._secret.encode("utf-8"), b"[redacted]")
@@ -89,11 +93,18 @@ class UpstreamResponse:
 
 
 class Upstream:
-    """The configured upstream server and the one client used to talk to it."""
+    """One upstream server and the one client (connection pool) used to talk to it.
 
-    def __init__(self, settings: Settings, transport: httpx.AsyncBaseTransport | None = None) -> None:
-        self.base_url = settings.upstream.rstrip("/")
-        self._api_key = settings.upstream_api_key
+    Without `config` it is the single `upstream` with `upstream_api_key`, named "default";
+    with one, an entry of `upstreams`, with its own name, URL and key.
+    """
+
+    def __init__(self, settings: Settings, transport: httpx.AsyncBaseTransport | None = None,
+                 config: UpstreamConfig | None = None) -> None:
+        self.name = config.name if config else "default"
+        self.base_url = (config.base_url if config else settings.upstream).rstrip("/")
+        self._api_key = config.api_key if config else settings.upstream_api_key
+        self.setting = f"the base_url of upstream {config.name!r}" if config else DEFAULT_SETTING
         self._drop_client_auth = bool(settings.api_keys)
         self._probe_timeout = settings.connect_timeout
         self._client = httpx.AsyncClient(
@@ -130,18 +141,21 @@ class Upstream:
         url: str,
         headers: Headers,
         content: Content,
+        timeout: float | None = None,
     ) -> UpstreamResponse:
-        """Send a request; the answer's headers are in, its body is not read yet."""
+        """Send a request; the answer's headers are in, its body is not read yet.
+
+        `timeout` (seconds, each of connect, read and write) replaces the configured ones."""
         size = len(content) if isinstance(content, bytes) else None
-        log.info("upstream_request", method=method, url=url, body_bytes=size)
+        log.info("upstream_request", upstream=self.name, method=method, url=url, body_bytes=size)
         started = time.perf_counter()
-        with _mapped_errors(url, "sending the request or waiting for its answer to start", started):
-            response = await self._send_past_stale_connections(method, url, headers, content)
+        with _mapped_errors(url, "sending the request or waiting for its answer to start", started, self.setting):
+            response = await self._send_past_stale_connections(method, url, headers, content, timeout)
         upstream_ms = _ms_since(started)
-        log.info("upstream_response", url=url, status=response.status_code,
+        log.info("upstream_response", upstream=self.name, url=url, status=response.status_code,
                  content_type=response.headers.get("content-type"), upstream_ms=upstream_ms)
         return UpstreamResponse(response.status_code, response_headers(response.headers.raw),
-                                url, upstream_ms, response, self._api_key)
+                                url, upstream_ms, response, self._api_key, self.base_url, self.setting)
 
     async def _send_past_stale_connections(self, method: str, url: str, headers: Headers, content: Content,
                                            timeout: float | None = None) -> httpx.Response:
@@ -166,7 +180,7 @@ class Upstream:
         """Status of `GET {upstream}/models`; raises an UpstreamError when unreachable."""
         url = self.url_for("models")
         headers = [("authorization", f"Bearer {self._api_key}")] if self._api_key else []
-        with _mapped_errors(url, "checking readiness"):
+        with _mapped_errors(url, "checking readiness", setting=self.setting):
             response = await self._send_past_stale_connections("GET", url, headers, None, self._probe_timeout)
             try:
                 await response.aread()
@@ -206,39 +220,40 @@ def _connection_tokens(headers: Headers) -> set[str]:
 
 
 @contextmanager
-def _mapped_errors(url: str, doing: str, started: float | None = None) -> Iterator[None]:
+def _mapped_errors(url: str, doing: str, started: float | None = None,
+                   setting: str = DEFAULT_SETTING) -> Iterator[None]:
     """Turn httpx exceptions into ProxyErrors that say which upstream and what failed."""
     try:
         yield
     except httpx.HTTPError as exc:
-        error = _map_httpx_error(exc, url, doing)
+        error = _map_httpx_error(exc, url, doing, setting)
         elapsed = _ms_since(started) if started is not None else None
         log.warning("upstream_error", url=url, doing=doing, error_type=type(exc).__name__,
                     status=error.status, code=error.code, message=error.message, upstream_ms=elapsed)
         raise error from None
 
 
-def _map_httpx_error(exc: httpx.HTTPError, url: str, doing: str) -> ProxyError:
+def _map_httpx_error(exc: httpx.HTTPError, url: str, doing: str, setting: str = DEFAULT_SETTING) -> ProxyError:
     detail = str(exc) or type(exc).__name__
     if isinstance(exc, httpx.ConnectTimeout):
         return UpstreamError(f"upstream {url} did not accept a connection in time while {doing} "
                              f"({detail}); is the host right and reachable? (connect_timeout)")
     if isinstance(exc, httpx.ConnectError):
         return UpstreamError(f"cannot connect to upstream {url} while {doing}: {detail}; "
-                             "is the model server running, and is `upstream` right?")
+                             f"is the model server running, and is {setting} right?")
     if isinstance(exc, httpx.TimeoutException):
         return UpstreamTimeout(f"upstream {url} did not answer in time while {doing} ({type(exc).__name__}); "
                                "a local model may still be loading: raise `read_timeout` if it needs longer")
     if isinstance(exc, httpx.RemoteProtocolError) and not _broke_off(detail):
         return UpstreamError(f"upstream {url} answered something that is not valid HTTP while {doing}: {detail}; "
-                             "is `upstream` the right host and port, and plain http:// or https:// as the "
+                             f"is {setting} the right host and port, and plain http:// or https:// as the "
                              "server expects?", code="upstream_protocol_error")
     if isinstance(exc, (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError, httpx.CloseError)):
         return UpstreamError(f"upstream {url} closed the connection while {doing}: {detail}; the model server "
-                             "may have crashed or restarted (see its log), or `upstream` is not an HTTP server",
+                             f"may have crashed or restarted (see its log), or {setting} is not an HTTP server",
                              code="upstream_connection_closed")
     if isinstance(exc, (httpx.UnsupportedProtocol, httpx.InvalidURL)):
-        return UpstreamError(f"upstream URL {url} is not usable: {detail}; check `upstream`",
+        return UpstreamError(f"upstream URL {url} is not usable: {detail}; check {setting}",
                              code="upstream_misconfigured")
     return UpstreamError(f"upstream {url} failed while {doing}: {type(exc).__name__}: {detail}")
 

@@ -65,7 +65,7 @@ def print_banner(settings: Settings, summary: dict[str, Any], out: IO[str]) -> N
         f"skillproxy: {skills} skill(s) loaded, {warnings} warning(s)"
         + (" (run `skillproxy lint` to see them)" if warnings else ""),
         "  roots:    " + (", ".join(str(r) for r in roots) or "(none)"),
-        f"  upstream: {settings.upstream}",
+        *upstream_lines(settings),
         f"  tools:    {settings.tool_mode} mode" + (" (the proxy runs list_skills, read_skill_file, list_skill_files)"
                                                     if settings.tool_mode == "server" else ""),
         f"  base URL: {client_base_url(settings)}   <- give this to your client (OPENAI_BASE_URL)",
@@ -74,6 +74,18 @@ def print_banner(settings: Settings, summary: dict[str, Any], out: IO[str]) -> N
     if settings.api_keys:
         lines.append("  auth:     clients must send Authorization: Bearer <one of api_keys>")
     print("\n".join(lines), file=out, flush=True)
+
+
+def upstream_lines(settings: Settings) -> list[str]:
+    """The single upstream, or each of `upstreams` with the models it serves (never a key)."""
+    if not settings.upstreams:
+        return [f"  upstream: {settings.upstream}"]
+    lines = [f"  upstream: {u.name}  {u.base_url}  models: {', '.join(u.models)}" for u in settings.upstreams]
+    lines.append("  routing:  by the request's model, first match wins; no model: "
+                 f"{settings.upstreams[0].name}; no match: 404 model_not_found")
+    if settings.upstream != Settings().upstream:
+        lines.append(f"  note:     upstream {settings.upstream} is not used, because `upstreams` is set")
+    return lines
 
 
 def client_base_url(settings: Settings) -> str:

@@ -36,7 +36,8 @@ from .servers import ServerThread
 TEST_API_KEY = "sk-skillproxy-test-proxy-key-6c1d0e9b"
 TEST_UPSTREAM_KEY = "sk-skillproxy-test-upstream-key-a83f42d7"
 TEST_CLIENT_KEY = "sk-skillproxy-test-client-key-51e7b0c3"
-KNOWN_SECRETS = (TEST_API_KEY, TEST_UPSTREAM_KEY, TEST_CLIENT_KEY)
+TEST_SECOND_UPSTREAM_KEY = "sk-skillproxy-test-second-upstream-key-94b2c6e1"  # for a second of several upstreams
+KNOWN_SECRETS = (TEST_API_KEY, TEST_UPSTREAM_KEY, TEST_CLIENT_KEY, TEST_SECOND_UPSTREAM_KEY)
 UNREDACTED_BEARER = re.compile(r"(?i)\bbearer\s+(?!\[redacted\])[A-Za-z0-9._~+/=\-]+")
 
 
