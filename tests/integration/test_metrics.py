@@ -65,7 +65,7 @@ def test_fallbacks_are_counted_by_reason(start_proxy, upstream, logs):
     assert failed.value("skillproxy_preprocess_fallbacks_total", reason="error") == 1
     assert failed.value("skillproxy_chat_requests_total", mode="fallback", status="200") == 1
     line = logs.wait_for("request", path="/v1/chat/completions", fallback="timeout")
-    assert line["preprocess_ms"] >= 100
+    assert line["preprocess_ms"] >= 90  # the 0.1 s scan timeout, give or take the clock's grain
 
 
 def test_each_app_has_its_own_registry(start_proxy, upstream, logs):
