@@ -1,0 +1,130 @@
+"""The inspect page end to end in headless Chromium, as an operator uses it.
+
+Debian's `chromium` driven through Debian's `chromedriver` by Selenium (.ci/run
+installs both; the paths are given, so Selenium downloads nothing). The real
+proxy with the real engine over skills/ and `api_keys` set runs in front of the
+fake upstream; two chat requests go through it; then the page: it asks for the
+key, lists the skills, finds one by search, routes a typed prompt, and shows a
+request's detail with the injected text. Screenshots are saved under
+tests/artifacts/ (git-ignored) and their paths printed.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.remote.webdriver import WebDriver
+from selenium.webdriver.support import expected_conditions as visible
+from selenium.webdriver.support.ui import WebDriverWait
+
+from tests.conftest import REPO
+
+from .conftest import TEST_API_KEY, chat_body
+from .engines import real_engine
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMEDRIVER = "/usr/bin/chromedriver"
+ARTIFACTS = REPO / "tests" / "artifacts"
+SQL = "my postgres query is slow and EXPLAIN shows a seq scan, which index should I add?"
+TRIED = "our REST API returns 500 with an HTML page on bad input; what should the error response look like?"
+
+
+@pytest.fixture
+def browser() -> Iterator[WebDriver]:
+    missing = [path for path in (CHROMIUM, CHROMEDRIVER) if not shutil.which(path)]
+    assert not missing, f"{missing} not installed: run `apt-get install chromium chromium-driver` (see .ci/run)"
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                     "--window-size=1400,2200", "--lang=en-US"):
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+@pytest.fixture
+def guarded(start_proxy):
+    engine = real_engine()
+    yield start_proxy(engine=engine, api_keys=(TEST_API_KEY,))
+    engine.close()
+
+
+def screenshot(driver: WebDriver, name: str) -> Path:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    path = ARTIFACTS / name
+    driver.save_screenshot(str(path))
+    print(f"\ninspect page screenshot: {path}")
+    return path
+
+
+def test_operator_finds_a_skill_routes_a_prompt_and_reads_a_request(guarded, browser):
+    key = {"Authorization": f"Bearer {TEST_API_KEY}"}
+    routed = httpx.post(guarded.base_url + "/chat/completions", json=chat_body(text=SQL), headers=key)
+    explicit = httpx.post(guarded.base_url + "/chat/completions",
+                          json=chat_body(text="$log-triage what happened at 02:00?"), headers=key)
+    assert routed.status_code == explicit.status_code == 200
+    wait = WebDriverWait(browser, 15)
+
+    browser.get(guarded.url + "/_skillproxy/")
+    auth = wait.until(visible.visibility_of_element_located((By.ID, "auth")))
+    assert "needs an API key" in auth.text
+    browser.find_element(By.ID, "auth-key").send_keys(TEST_API_KEY)
+    browser.find_element(By.CSS_SELECTOR, "#auth-form button").click()
+    wait.until(visible.invisibility_of_element_located((By.ID, "auth")))
+    wait.until(lambda d: len(skill_rows(d)) == 7)
+    assert browser.execute_script("return sessionStorage.getItem('skillproxy.apiKey')") == TEST_API_KEY
+
+    browser.find_element(By.ID, "skill-search").send_keys("postgres")
+    wait.until(lambda d: [r.get_attribute("data-skill") for r in skill_rows(d)] == ["sql-query-tuning"])
+    row = skill_rows(browser)[0]
+    assert "sql-query-tuning" in row.text and "skills" in row.text  # name and root
+
+    browser.find_element(By.ID, "try-text").send_keys(TRIED)
+    browser.find_element(By.ID, "try-button").click()
+    summary = wait.until(visible.visibility_of_element_located((By.ID, "try-summary")))
+    wait.until(lambda d: summary.text.startswith("mode:"))
+    routed_to = browser.find_element(By.CSS_SELECTOR, "#try-rows tr.active").get_attribute("data-skill")
+    decision = httpx.post(guarded.base_url + "/skills/route", headers=key,
+                          json={"messages": [{"role": "user", "content": TRIED}]}).json()
+    assert decision["selected"] and routed_to == decision["selected"][0]
+    assert f"routed to {', '.join(decision['selected'])}" in summary.text
+
+    request_id = routed.headers["x-request-id"]
+    request_row = wait.until(visible.element_to_be_clickable(
+        (By.CSS_SELECTOR, f'#request-rows tr[data-request-id="{request_id}"]')))
+    assert "routed" in request_row.text and "sql-query-tuning" in request_row.text
+    screenshot(browser, "inspect.png")
+    request_row.click()
+    injected = wait.until(visible.visibility_of_element_located((By.ID, "detail-injected")))
+    wait.until(lambda d: "<routed_skills>" in injected.text)
+    assert injected.text.startswith("<skills_runtime_context>")
+    assert "sql-query-tuning" in browser.find_element(By.ID, "detail-selected").text
+    assert browser.find_element(By.ID, "detail-sent").text == SQL
+    browser.execute_script("document.getElementById('detail').scrollIntoView()")
+    screenshot(browser, "inspect-detail.png")
+    assert page_errors(browser) == []
+    kept = httpx.get(guarded.url + "/_skillproxy/api/requests", headers=key).json()["data"]
+    assert [r["path"] for r in kept] == ["/v1/skills/route"] * 2 + ["/v1/chat/completions"] * 2, \
+        "the page's own calls and files are not kept (the route dry runs are API requests like any other)"
+    assert [r["request_id"] for r in kept[2:]] == [explicit.headers["x-request-id"], request_id]
+
+
+def skill_rows(driver: WebDriver) -> list:
+    return driver.find_elements(By.CSS_SELECTOR, "#skill-rows tr[data-skill]")
+
+
+def page_errors(driver: WebDriver) -> list[str]:
+    """Console errors, less the one 401 the page is meant to get before the key is entered."""
+    entries = driver.get_log("browser")
+    return [e["message"] for e in entries if e["level"] == "SEVERE" and "401" not in e["message"]]
