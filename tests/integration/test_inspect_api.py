@@ -72,7 +72,7 @@ def test_catalog_lists_skills_with_warnings_shadowed_and_roots(start_proxy, tmp_
     assert catalog["counts"] == {"skills": 1, "shadowed": 1, "skipped": 0, "warnings": 2}
 
 
-def test_a_routed_chat_request_is_listed_with_scores_and_its_detail_has_the_injected_text(inspected):
+def test_a_routed_chat_request_is_listed_with_scores_and_its_detail_has_the_injected_text(inspected, logs):
     answer = chat(inspected, SQL)
     assert answer.status_code == 200
     request_id = answer.headers["x-request-id"]
@@ -90,6 +90,8 @@ def test_a_routed_chat_request_is_listed_with_scores_and_its_detail_has_the_inje
     assert selected["name"] == "sql-query-tuning" and selected["confidence"] == "high" and selected["reasons"]
     assert any(e["event"] == "prompt_route" for e in detail["events"])
     assert "_chat_turn" not in detail["line"] and detail["line"]["route"] == row["route"]
+    [line] = [e for e in logs.events("request") if e["request_id"] == request_id]
+    assert not [key for key in line if key.startswith("_")], "what is kept for the page never reaches the log"
 
 
 def test_an_explicit_activation_shows_the_packet_that_replaced_the_message(inspected):
