@@ -4,8 +4,8 @@ Debian's `chromium` driven through Debian's `chromedriver` by Selenium (.ci/run
 installs both; the paths are given, so Selenium downloads nothing). The real
 proxy with the real engine over skills/ and `api_keys` set runs in front of the
 fake upstream; two chat requests go through it; then the page: it asks for the
-key, lists the skills, finds one by search, routes a typed prompt, and shows a
-request's detail with the injected text. Screenshots are saved under
+key (and says so when a wrong one is entered), lists the skills, finds one by
+search, routes a typed prompt, and shows a request's detail with the injected text. Screenshots are saved under
 tests/artifacts/ (git-ignored) and their paths printed.
 """
 
@@ -60,15 +60,17 @@ def guarded(start_proxy):
     engine.close()
 
 
-def screenshot(driver: WebDriver, name: str) -> Path:
+def screenshot(driver: WebDriver, name: str, capsys: pytest.CaptureFixture[str]) -> Path:
+    """Saves a PNG under tests/artifacts/ and prints its path past pytest's capture, so CI's log shows it."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     path = ARTIFACTS / name
-    driver.save_screenshot(str(path))
-    print(f"\ninspect page screenshot: {path}")
+    assert driver.save_screenshot(str(path)), f"could not save {path}"
+    with capsys.disabled():
+        print(f"\ninspect page screenshot: {path}")
     return path
 
 
-def test_operator_finds_a_skill_routes_a_prompt_and_reads_a_request(guarded, browser):
+def test_operator_finds_a_skill_routes_a_prompt_and_reads_a_request(guarded, browser, capsys):
     key = {"Authorization": f"Bearer {TEST_API_KEY}"}
     routed = httpx.post(guarded.base_url + "/chat/completions", json=chat_body(text=SQL), headers=key)
     explicit = httpx.post(guarded.base_url + "/chat/completions",
@@ -79,6 +81,12 @@ def test_operator_finds_a_skill_routes_a_prompt_and_reads_a_request(guarded, bro
     browser.get(guarded.url + "/_skillproxy/")
     auth = wait.until(visible.visibility_of_element_located((By.ID, "auth")))
     assert "needs an API key" in auth.text
+    assert not browser.find_element(By.ID, "auth-error").is_displayed()
+    browser.find_element(By.ID, "auth-key").send_keys("not-the-key")
+    browser.find_element(By.CSS_SELECTOR, "#auth-form button").click()
+    refused = wait.until(visible.visibility_of_element_located((By.ID, "auth-error")))
+    assert "refused (401)" in refused.text and skill_rows(browser) == []
+    assert browser.execute_script("return sessionStorage.getItem('skillproxy.apiKey')") is None
     browser.find_element(By.ID, "auth-key").send_keys(TEST_API_KEY)
     browser.find_element(By.CSS_SELECTOR, "#auth-form button").click()
     wait.until(visible.invisibility_of_element_located((By.ID, "auth")))
@@ -104,7 +112,7 @@ def test_operator_finds_a_skill_routes_a_prompt_and_reads_a_request(guarded, bro
     request_row = wait.until(visible.element_to_be_clickable(
         (By.CSS_SELECTOR, f'#request-rows tr[data-request-id="{request_id}"]')))
     assert "routed" in request_row.text and "sql-query-tuning" in request_row.text
-    screenshot(browser, "inspect.png")
+    screenshot(browser, "inspect.png", capsys)
     request_row.click()
     injected = wait.until(visible.visibility_of_element_located((By.ID, "detail-injected")))
     wait.until(lambda d: "<routed_skills>" in injected.text)
@@ -112,7 +120,7 @@ def test_operator_finds_a_skill_routes_a_prompt_and_reads_a_request(guarded, bro
     assert "sql-query-tuning" in browser.find_element(By.ID, "detail-selected").text
     assert browser.find_element(By.ID, "detail-sent").text == SQL
     browser.execute_script("document.getElementById('detail').scrollIntoView()")
-    screenshot(browser, "inspect-detail.png")
+    screenshot(browser, "inspect-detail.png", capsys)
     assert page_errors(browser) == []
     kept = httpx.get(guarded.url + "/_skillproxy/api/requests", headers=key).json()["data"]
     assert [r["path"] for r in kept] == ["/v1/skills/route"] * 2 + ["/v1/chat/completions"] * 2, \
