@@ -136,3 +136,19 @@ def page_errors(driver: WebDriver) -> list[str]:
     """Console errors, less the one 401 the page is meant to get before the key is entered."""
     entries = driver.get_log("browser")
     return [e["message"] for e in entries if e["level"] == "SEVERE" and "401" not in e["message"]]
+
+
+def test_markup_in_a_prompt_is_shown_as_text_and_never_runs(start_proxy, browser):
+    engine = real_engine()
+    proxy = start_proxy(engine=engine)
+    hostile = '<img src=x onerror="window.pwned=1"><script>window.pwned=2</script> my postgres query is slow'
+    request_id = httpx.post(proxy.base_url + "/chat/completions", json=chat_body(text=hostile)).headers["x-request-id"]
+    wait = WebDriverWait(browser, 15)
+    browser.get(proxy.url + "/_skillproxy/")
+    wait.until(visible.element_to_be_clickable((By.CSS_SELECTOR, f'#request-rows tr[data-request-id="{request_id}"]'))
+               ).click()
+    sent = wait.until(visible.visibility_of_element_located((By.ID, "detail-sent")))
+    assert sent.text == hostile
+    assert browser.execute_script("return window.pwned === undefined")
+    assert browser.find_elements(By.CSS_SELECTOR, "#detail img, #detail script") == []
+    engine.close()
