@@ -6,6 +6,8 @@ endpoints answer, the ring buffer's cap, auth, and that no key reaches them.
 
 from __future__ import annotations
 
+import time
+
 import httpx
 import pytest
 
@@ -28,6 +30,16 @@ def inspected(start_proxy):
 
 def chat(proxy, text: str, headers: dict[str, str] | None = None, **extra) -> httpx.Response:
     return httpx.post(proxy.base_url + "/chat/completions", json=chat_body(text=text, **extra), headers=headers)
+
+
+def kept_requests(proxy, until, headers: dict[str, str] | None = None, timeout: float = 5.0) -> list[dict]:
+    """The history once `until(rows)` holds: a request is kept just after its answer has gone out."""
+    deadline = time.monotonic() + timeout
+    while True:
+        rows = httpx.get(proxy.url + API + "/requests", headers=headers).json()["data"]
+        if until(rows) or time.monotonic() > deadline:
+            return rows
+        time.sleep(0.02)
 
 
 def test_the_page_and_its_files_are_served_from_the_package(inspected):
@@ -76,7 +88,7 @@ def test_a_routed_chat_request_is_listed_with_scores_and_its_detail_has_the_inje
     answer = chat(inspected, SQL)
     assert answer.status_code == 200
     request_id = answer.headers["x-request-id"]
-    [row] = httpx.get(inspected.url + API + "/requests").json()["data"]
+    [row] = kept_requests(inspected, lambda rows: rows)
     assert row["request_id"] == request_id and row["path"] == "/v1/chat/completions"
     assert row["mode"] == "routed" and row["selected"] == ["sql-query-tuning"] and row["status"] == 200
     assert row["scores"]["sql-query-tuning"] >= 70 and row["model"] == "json"
@@ -96,6 +108,7 @@ def test_a_routed_chat_request_is_listed_with_scores_and_its_detail_has_the_inje
 
 def test_an_explicit_activation_shows_the_packet_that_replaced_the_message(inspected):
     request_id = chat(inspected, "$sql-query-tuning why is this slow?").headers["x-request-id"]
+    kept_requests(inspected, lambda rows: rows)
     detail = httpx.get(inspected.url + API + f"/requests/{request_id}").json()
     assert detail["mode"] == "explicit" and detail["selected"] == ["sql-query-tuning"]
     assert detail["injected"]["how"] == "replaced"
@@ -107,6 +120,7 @@ def test_the_ring_buffer_keeps_only_the_last_n_newest_first(start_proxy):
     proxy = start_proxy(engine=real_engine(), inspect_history=3)
     ids = [chat(proxy, f"question number {n}").headers["x-request-id"] for n in range(5)]
     httpx.get(proxy.base_url + "/models")
+    kept_requests(proxy, lambda rows: rows and rows[0]["path"] == "/v1/models")
     answer = httpx.get(proxy.url + API + "/requests").json()
     assert answer["history"] == {"enabled": True, "size": 3}
     rows = answer["data"]
@@ -123,7 +137,9 @@ def test_the_page_and_health_probes_do_not_fill_the_history(inspected):
     httpx.get(inspected.url + "/healthz")
     httpx.get(inspected.url + "/_skillproxy/")
     httpx.get(inspected.url + API + "/catalog")
-    assert httpx.get(inspected.url + API + "/requests").json()["data"] == []
+    httpx.get(inspected.base_url + "/models")
+    rows = kept_requests(inspected, lambda rows: rows)
+    assert [r["path"] for r in rows] == ["/v1/models"]
 
 
 def test_an_unknown_request_id_is_a_404_and_a_bad_limit_a_400(inspected):
@@ -167,6 +183,7 @@ def test_no_key_or_authorization_header_reaches_the_history(start_proxy, upstrea
     key = {"Authorization": f"Bearer {TEST_API_KEY}"}
     chat(proxy, SQL, headers=key)
     chat(proxy, "hello", headers={"Authorization": f"Bearer {TEST_CLIENT_KEY}"})  # refused: a wrong key
+    kept_requests(proxy, lambda rows: len(rows) == 2, headers=key)
     rows = httpx.get(proxy.url + API + "/requests", headers=key)
     assert [r["status"] for r in rows.json()["data"]] == [401, 200]
     shown = rows.text + "".join(httpx.get(proxy.url + API + f"/requests/{r['request_id']}", headers=key).text
