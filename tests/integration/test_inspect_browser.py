@@ -6,7 +6,8 @@ proxy with the real engine over skills/ and `api_keys` set runs in front of the
 fake upstream; two chat requests go through it; then the page: it asks for the
 key (and says so when a wrong one is entered), lists the skills, finds one by
 search, routes a typed prompt, and shows a request's detail with the injected text. Screenshots are saved under
-tests/artifacts/ (git-ignored) and their paths printed.
+tests/artifacts/ (git-ignored: inspect.png, inspect-detail.png, inspect-skills.png) and
+their paths printed.
 """
 
 from __future__ import annotations
@@ -54,8 +55,15 @@ def browser() -> Iterator[WebDriver]:
 
 
 @pytest.fixture
-def guarded(start_proxy):
-    engine = real_engine()
+def guarded(start_proxy, tmp_path):
+    """skills/ and a second root holding a copy of one of its skills (shadowed) and a skill with lint warnings."""
+    extra = tmp_path / "team-skills"
+    (extra / "sql-query-tuning").mkdir(parents=True)
+    (extra / "sql-query-tuning" / "SKILL.md").write_text("---\nname: sql-query-tuning\ndescription: Old copy.\n---\n")
+    (extra / "Incident_Notes").mkdir()
+    (extra / "Incident_Notes" / "SKILL.md").write_text(
+        "---\nname: Incident_Notes\ndescription: Writes incident notes after an outage.\nversion: 3\n---\n# Notes\n")
+    engine = real_engine(roots=(str(REPO / "skills"), str(extra)))
     yield start_proxy(engine=engine, api_keys=(TEST_API_KEY,))
     engine.close()
 
@@ -90,7 +98,11 @@ def test_operator_finds_a_skill_routes_a_prompt_and_reads_a_request(guarded, bro
     browser.find_element(By.ID, "auth-key").send_keys(TEST_API_KEY)
     browser.find_element(By.CSS_SELECTOR, "#auth-form button").click()
     wait.until(visible.invisibility_of_element_located((By.ID, "auth")))
-    wait.until(lambda d: len(skill_rows(d)) == 7)
+    wait.until(lambda d: len(skill_rows(d)) == 8)
+    shadowed = browser.find_element(By.ID, "shadowed-rows").text
+    assert "sql-query-tuning" in shadowed and "team-skills" in shadowed
+    noted = browser.find_element(By.CSS_SELECTOR, '#skill-rows tr[data-skill="Incident_Notes"]').text
+    assert "unknown-key" in noted and "name-format" in noted
     assert browser.execute_script("return sessionStorage.getItem('skillproxy.apiKey')") == TEST_API_KEY
 
     browser.find_element(By.ID, "skill-search").send_keys("postgres")
@@ -121,6 +133,12 @@ def test_operator_finds_a_skill_routes_a_prompt_and_reads_a_request(guarded, bro
     assert browser.find_element(By.ID, "detail-sent").text == SQL
     browser.execute_script("document.getElementById('detail').scrollIntoView()")
     screenshot(browser, "inspect-detail.png", capsys)
+    search = browser.find_element(By.ID, "skill-search")
+    search.clear()
+    search.send_keys("incident outage")
+    wait.until(lambda d: [r.get_attribute("data-skill") for r in skill_rows(d)] == ["Incident_Notes"])
+    browser.execute_script("document.getElementById('skills').scrollIntoView()")
+    screenshot(browser, "inspect-skills.png", capsys)
     assert page_errors(browser) == []
     kept = httpx.get(guarded.url + "/_skillproxy/api/requests", headers=key).json()["data"]
     assert [r["path"] for r in kept] == ["/v1/skills/route"] * 2 + ["/v1/chat/completions"] * 2, \
