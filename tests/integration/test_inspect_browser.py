@@ -21,6 +21,7 @@ import pytest
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support import expected_conditions as visible
 from selenium.webdriver.support.ui import WebDriverWait
@@ -84,66 +85,90 @@ def test_operator_finds_a_skill_routes_a_prompt_and_reads_a_request(guarded, bro
     explicit = httpx.post(guarded.base_url + "/chat/completions",
                           json=chat_body(text="$log-triage what happened at 02:00?"), headers=key)
     assert routed.status_code == explicit.status_code == 200
-    wait = WebDriverWait(browser, 15)
-
+    page = Page(browser)
     browser.get(guarded.url + "/_skillproxy/")
-    auth = wait.until(visible.visibility_of_element_located((By.ID, "auth")))
-    assert "needs an API key" in auth.text
-    assert not browser.find_element(By.ID, "auth-error").is_displayed()
-    browser.find_element(By.ID, "auth-key").send_keys("not-the-key")
-    browser.find_element(By.CSS_SELECTOR, "#auth-form button").click()
-    refused = wait.until(visible.visibility_of_element_located((By.ID, "auth-error")))
-    assert "refused (401)" in refused.text and skill_rows(browser) == []
-    assert browser.execute_script("return sessionStorage.getItem('skillproxy.apiKey')") is None
-    browser.find_element(By.ID, "auth-key").send_keys(TEST_API_KEY)
-    browser.find_element(By.CSS_SELECTOR, "#auth-form button").click()
-    wait.until(visible.invisibility_of_element_located((By.ID, "auth")))
-    wait.until(lambda d: len(skill_rows(d)) == 8)
+
+    page.enter_key("not-the-key")
+    refused = page.wait.until(visible.visibility_of_element_located((By.ID, "auth-error")))
+    assert "refused (401)" in refused.text and skill_rows(browser) == [] and page.stored_key() is None
+    page.enter_key(TEST_API_KEY)
+    page.wait.until(visible.invisibility_of_element_located((By.ID, "auth")))
+    page.wait.until(lambda d: len(skill_rows(d)) == 8)
+    assert page.stored_key() == TEST_API_KEY
     shadowed = browser.find_element(By.ID, "shadowed-rows").text
     assert "sql-query-tuning" in shadowed and "team-skills" in shadowed
     noted = browser.find_element(By.CSS_SELECTOR, '#skill-rows tr[data-skill="Incident_Notes"]').text
     assert "unknown-key" in noted and "name-format" in noted
-    assert browser.execute_script("return sessionStorage.getItem('skillproxy.apiKey')") == TEST_API_KEY
 
-    browser.find_element(By.ID, "skill-search").send_keys("postgres")
-    wait.until(lambda d: [r.get_attribute("data-skill") for r in skill_rows(d)] == ["sql-query-tuning"])
-    row = skill_rows(browser)[0]
-    assert "sql-query-tuning" in row.text and "skills" in row.text  # name and root
+    assert "skills" in page.search_skills("postgres", ["sql-query-tuning"])[0].text  # its root
 
-    browser.find_element(By.ID, "try-text").send_keys(TRIED)
-    browser.find_element(By.ID, "try-button").click()
-    summary = wait.until(visible.visibility_of_element_located((By.ID, "try-summary")))
-    wait.until(lambda d: summary.text.startswith("mode:"))
-    routed_to = browser.find_element(By.CSS_SELECTOR, "#try-rows tr.active").get_attribute("data-skill")
+    summary, routed_to = page.route(TRIED)
     decision = httpx.post(guarded.base_url + "/skills/route", headers=key,
                           json={"messages": [{"role": "user", "content": TRIED}]}).json()
     assert decision["selected"] and routed_to == decision["selected"][0]
-    assert f"routed to {', '.join(decision['selected'])}" in summary.text
+    assert f"routed to {', '.join(decision['selected'])}" in summary
 
     request_id = routed.headers["x-request-id"]
-    request_row = wait.until(visible.element_to_be_clickable(
-        (By.CSS_SELECTOR, f'#request-rows tr[data-request-id="{request_id}"]')))
-    assert "routed" in request_row.text and "sql-query-tuning" in request_row.text
+    row = page.request_row(request_id)
+    assert "routed" in row.text and "sql-query-tuning" in row.text
     screenshot(browser, "inspect.png", capsys)
-    request_row.click()
-    injected = wait.until(visible.visibility_of_element_located((By.ID, "detail-injected")))
-    wait.until(lambda d: "<routed_skills>" in injected.text)
+    row.click()
+    injected = page.wait.until(visible.visibility_of_element_located((By.ID, "detail-injected")))
+    page.wait.until(lambda d: "<routed_skills>" in injected.text)
     assert injected.text.startswith("<skills_runtime_context>")
     assert "sql-query-tuning" in browser.find_element(By.ID, "detail-selected").text
     assert browser.find_element(By.ID, "detail-sent").text == SQL
-    browser.execute_script("document.getElementById('detail').scrollIntoView()")
+    page.show("detail")
     screenshot(browser, "inspect-detail.png", capsys)
-    search = browser.find_element(By.ID, "skill-search")
-    search.clear()
-    search.send_keys("incident outage")
-    wait.until(lambda d: [r.get_attribute("data-skill") for r in skill_rows(d)] == ["Incident_Notes"])
-    browser.execute_script("document.getElementById('skills').scrollIntoView()")
+
+    page.search_skills("incident outage", ["Incident_Notes"])
+    page.show("skills")
     screenshot(browser, "inspect-skills.png", capsys)
     assert page_errors(browser) == []
     kept = httpx.get(guarded.url + "/_skillproxy/api/requests", headers=key).json()["data"]
     assert [r["path"] for r in kept] == ["/v1/skills/route"] * 2 + ["/v1/chat/completions"] * 2, \
         "the page's own calls and files are not kept (the route dry runs are API requests like any other)"
     assert [r["request_id"] for r in kept[2:]] == [explicit.headers["x-request-id"], request_id]
+
+
+class Page:
+    """The inspect page's controls, as a person uses them."""
+
+    def __init__(self, driver: WebDriver) -> None:
+        self.driver = driver
+        self.wait = WebDriverWait(driver, 15)
+
+    def enter_key(self, key: str) -> None:
+        auth = self.wait.until(visible.visibility_of_element_located((By.ID, "auth")))
+        assert "needs an API key" in auth.text
+        self.driver.find_element(By.ID, "auth-key").send_keys(key)
+        self.driver.find_element(By.CSS_SELECTOR, "#auth-form button").click()
+
+    def stored_key(self) -> str | None:
+        return self.driver.execute_script("return sessionStorage.getItem('skillproxy.apiKey')")
+
+    def search_skills(self, text: str, expected: list[str]) -> list:
+        box = self.driver.find_element(By.ID, "skill-search")
+        box.send_keys(Keys.CONTROL, "a")
+        box.send_keys(text)
+        self.wait.until(lambda d: [r.get_attribute("data-skill") for r in skill_rows(d)] == expected)
+        return skill_rows(self.driver)
+
+    def route(self, prompt: str) -> tuple[str, str]:
+        """The try box's summary line and the highlighted (first selected) skill."""
+        self.driver.find_element(By.ID, "try-text").send_keys(prompt)
+        self.driver.find_element(By.ID, "try-button").click()
+        summary = self.wait.until(visible.visibility_of_element_located((By.ID, "try-summary")))
+        self.wait.until(lambda d: summary.text.startswith("mode:"))
+        chosen = self.driver.find_element(By.CSS_SELECTOR, "#try-rows tr.active").get_attribute("data-skill")
+        return summary.text, chosen
+
+    def request_row(self, request_id: str):
+        return self.wait.until(visible.element_to_be_clickable(
+            (By.CSS_SELECTOR, f'#request-rows tr[data-request-id="{request_id}"]')))
+
+    def show(self, element_id: str) -> None:
+        self.driver.execute_script("document.getElementById(arguments[0]).scrollIntoView()", element_id)
 
 
 def skill_rows(driver: WebDriver) -> list:
