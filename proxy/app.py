@@ -7,7 +7,8 @@ untouched, to the upstream its JSON body's `model` names when `upstreams:` is
 set; with several upstreams, `GET /v1/models` merges their lists (see
 `proxy.upstreams`); `/healthz` and `/readyz` (each upstream); `/metrics` (see
 `proxy.metrics`, fed by the request observers and the catalog watcher); an
-OpenAI-shaped 404 elsewhere.
+the inspect page under
+`/_skillproxy/` (`proxy.inspect`); an OpenAI-shaped 404 elsewhere.
 
 What must not: talk httpx (see `proxy.upstream`), render errors (see
 `proxy.middleware`), or know how skills are chosen (see the engine behind
@@ -29,8 +30,12 @@ from starlette.exceptions import HTTPException
 from proxy.chat_completions import ChatCompletions
 from proxy.errors import NotFound, UpstreamError, error_body
 from proxy.forwarding import Forwarder
+from proxy.inspect.history import RequestHistory
+from proxy.inspect.routes import PAGE_PATHS, InspectPage
+from proxy.inspect.routes import register as register_inspect_page
 from proxy.metrics import Metrics
-from proxy.middleware import DisconnectWatch, RequestContext, RequestObserver, request_fields, request_id_of
+from proxy.middleware import (OPEN_PATHS, DisconnectWatch, RequestContext, RequestObserver, request_fields,
+                              request_id_of)
 from proxy.preprocess_runner import ChatPreprocessor
 from proxy.request_body import CHAT_REQUEST_DOC, capped_stream, check_declared_length
 from proxy.settings import Settings
@@ -54,7 +59,11 @@ def create_app(settings: Settings, engine: ChatPreprocessor, upstream: Upstream 
 
     app = FastAPI(title="skillproxy", docs_url=None, redoc_url=None, openapi_url=None, lifespan=lifespan,
                   exception_handlers={HTTPException: _framework_error})
-    app.add_middleware(RequestContext, api_keys=settings.api_keys, observers=(metrics.observe, *observers))
+    history = RequestHistory(settings.inspect_history)
+    if history.enabled:
+        observers = (*observers, history.observe)
+    app.add_middleware(RequestContext, api_keys=settings.api_keys, observers=(metrics.observe, *observers),
+                       open_paths=OPEN_PATHS | PAGE_PATHS)
     forwarder = Forwarder(upstreams)
     proxy = _Routes(settings, forwarder)
     app.add_api_route("/healthz", proxy.healthz, methods=["GET"])
@@ -64,6 +73,7 @@ def create_app(settings: Settings, engine: ChatPreprocessor, upstream: Upstream 
     app.add_api_route("/v1/chat/completions", ChatCompletions(settings, engine, forwarder).handle,
                       methods=["POST"], openapi_extra=CHAT_REQUEST_DOC)
     register_skills_api(app, SkillsApi(settings, engine))
+    register_inspect_page(app, InspectPage(engine, history))
     app.add_api_route("/v1/{path:path}", proxy.forward, methods=ALL_METHODS)
     app.add_api_route("/metrics", metrics.page, methods=["GET"])
     app.add_api_route("/{path:path}", proxy.not_found, methods=ALL_METHODS)

@@ -24,6 +24,7 @@ from fastapi.responses import JSONResponse
 from proxy.core import json_codec
 from proxy.core.preprocessed import Preprocessed
 from proxy.core.request_options import RequestOptions
+from proxy.core.request_view import CHAT_TURN, chat_turn
 from proxy.core.skill_tools import tool_definitions
 from proxy.core.tool_calls import add_tools
 from proxy.core.tool_mode import rejects_tools, tool_mode_for
@@ -87,6 +88,7 @@ class ChatCompletions:
                                                         fields))
         log_decision_events(result)
         fields.update(mode=result.mode, selected=list(result.selected), route=result.route_header)
+        fields[CHAT_TURN] = chat_turn(body["messages"], result)  # references only, for the inspect page
         return result
 
     def _with_skill_tools(self, body: dict[str, Any], options: RequestOptions) -> tuple[dict[str, Any], Any]:

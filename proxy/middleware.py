@@ -7,6 +7,8 @@ every key), refuses a path with a `..` segment or a control character, renders
 every `ProxyError` (and anything unexpected) as an OpenAI-shaped error, adds
 `X-Request-ID` (and `X-Skills-Route`, once a handler has set the `route`
 field) to the answer and writes the one canonical `request` log line.
+A field whose name starts with `_` is for observers only: it holds a value
+(such as the chat decision for the inspect page) that never goes to the log.
 And `DisconnectWatch`, which races work against the client going away.
 
 What must not: know about chat completions, skills or the upstream.
@@ -56,8 +58,9 @@ RequestObserver = Callable[[dict[str, Any]], None]
 
 class RequestContext:
     def __init__(self, app: ASGIApp, api_keys: tuple[str, ...] = (),
-                 observers: tuple[RequestObserver, ...] = ()) -> None:
+                 observers: tuple[RequestObserver, ...] = (), open_paths: frozenset[str] = OPEN_PATHS) -> None:
         self.app = app
+        self._open_paths = open_paths  # answered without a key (health, the inspect page's own files)
         self._observers = observers  # each gets every finished request's line (metrics, the inspect page)
         self._auth_required = bool(api_keys)
         self._key_digests = tuple(_digest(key.strip().encode("utf-8")) for key in api_keys if key.strip())
@@ -83,7 +86,7 @@ class RequestContext:
     async def _handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         fields = request_fields(scope)
         try:
-            if self._auth_required and scope["path"] not in OPEN_PATHS:
+            if self._auth_required and scope["path"] not in self._open_paths:
                 self._authorize(scope)
             _check_path(scope["path"])
             await self.app(scope, receive, send)
@@ -196,7 +199,7 @@ def _log_request(scope: Scope, fields: dict[str, Any], started: float) -> dict[s
     line = {k: v for k, v in fields.items() if k not in ("request_id", "response_started")}
     line.update(method=scope["method"], path=scope["path"],
                 total_ms=round((time.perf_counter() - started) * 1000, 1))
-    log.info("request", **line)
+    log.info("request", **{k: v for k, v in line.items() if not k.startswith("_")})
     return {**line, "request_id": fields["request_id"]}
 
 

@@ -31,6 +31,7 @@ DEFAULT_ROOTS = (
 TOOL_MODES = ("server", "inline", "client")
 SKILLS_INDEX_MODES = ("off", "system", "user")
 LOG_FORMATS = ("json", "console")
+MAX_INSPECT_HISTORY = 10_000  # each kept request may hold up to 2 x 64,000 characters of message text
 
 
 class SettingsError(ValueError):
@@ -68,6 +69,7 @@ class Settings:
     read_timeout: float = 600.0
     log_format: str | None = None
     log_file: str | None = None
+    inspect_history: int = 200
 
     def replace(self, **changes: Any) -> Settings:
         return dataclasses.replace(self, **changes)
@@ -260,6 +262,9 @@ def _validate(s: Settings) -> None:
     if s.upstreams and s.upstream_api_key:
         raise SettingsError("configuration key 'upstream_api_key' is not used when 'upstreams' is set; "
                             "give each upstream its own api_key (or api_key_env) instead")
+    if not 0 <= s.inspect_history <= MAX_INSPECT_HISTORY:
+        raise SettingsError(f"configuration key 'inspect_history': {s.inspect_history} is not between 0 (off) "
+                            f"and {MAX_INSPECT_HISTORY} requests")
     if not 1 <= s.max_routed_skills <= 3:
         raise SettingsError("configuration key 'max_routed_skills': must be 1, 2 or 3")
     if not 0 <= s.port < 65536:

@@ -6,8 +6,9 @@
   containment and size cap as the `read_skill_file` tool (web clients have no
   file tools).
 - `POST /v1/skills/route`: `{"messages": [...]}` in, the decision the
-  preprocessor would take out (mode, route, selected skills, the log events
-  with their reasons, the rewritten messages); nothing is forwarded or stored.
+  preprocessor would take out (mode, route, selected skills, their scores and
+  reasons and the top-ranked candidates, the log events, the rewritten
+  messages); nothing is forwarded or stored.
 
 Any other method or path under `/v1/skills` is an OpenAI-shaped 404: the
 proxy owns that prefix, so none of it reaches the upstream.
@@ -23,6 +24,7 @@ from fastapi import Request, Response
 from fastapi.responses import JSONResponse, PlainTextResponse
 
 from proxy.core.skill_files import read_skill_body
+from proxy.core.request_view import candidate_row
 from proxy.core.skill_json import skill_detail, skill_summary
 from proxy.core.skill_tools import READ_SKILL_FILE, closest_skill_names
 from proxy.errors import NotFound, ProxyError
@@ -78,6 +80,8 @@ class SkillsApi:
             "mode": result.mode,
             "route": result.route_header,
             "selected": list(result.selected),
+            "selected_detail": [candidate_row(c) for c in result.decision.selected] if result.decision else [],
+            "candidates": [candidate_row(c) for c in result.decision.candidates] if result.decision else [],
             "injected_chars": result.injected_chars,
             "events": list(result.events),
             "messages": result.messages,

@@ -70,6 +70,8 @@ def print_banner(settings: Settings, summary: dict[str, Any], out: IO[str]) -> N
                                                     if settings.tool_mode == "server" else ""),
         f"  base URL: {client_base_url(settings)}   <- give this to your client (OPENAI_BASE_URL)",
         f"  metrics:  {client_base_url(settings).removesuffix('/v1')}/metrics (Prometheus)",
+        f"  inspect:  {client_base_url(settings).removesuffix('/v1')}/_skillproxy/   <- skills, recent requests, "
+        "try a prompt",
     ]
     if settings.api_keys:
         lines.append("  auth:     clients must send Authorization: Bearer <one of api_keys>")

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from proxy.core.conversation import TurnRecord
+from proxy.core.router import RouteDecision
 
 Mode = Literal["explicit", "routed", "reminder", "none", "fallback", "passthrough"]
 
@@ -30,6 +31,8 @@ class Preprocessed:
     proxy's own tool rounds for this request are kept (the new user turn, or
     the client tool results the request ends with), None when there is none.
     `model` replaces the request's model (an activated skill's allowed `model:`).
+    `decision` is the router's ranking for the new turn (scores, confidences,
+    reasons), None when nothing was routed (explicit, passthrough, fallback).
     """
 
     messages: list[Any]
@@ -42,3 +45,4 @@ class Preprocessed:
     records: tuple[tuple[str, TurnRecord], ...] = ()
     anchor: tuple[str, TurnRecord] | None = None
     model: str | None = None
+    decision: RouteDecision | None = None

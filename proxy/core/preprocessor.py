@@ -56,6 +56,7 @@ def preprocess(messages: Any, context: SkillContext, store: TurnStore, config: P
         records=(*replay.records, (keys[new_turn], outcome.record)),
         anchor=(keys[new_turn], outcome.record),
         model=outcome.record.model,
+        decision=outcome.decision,
     )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 
 import httpx
 import openai
@@ -140,6 +141,9 @@ def test_observers_see_each_finished_request_and_cannot_break_it(start_proxy, up
     answer = httpx.post(proxy.base_url + "/chat/completions", json=chat_body(), headers={"x-request-id": "obs-1"})
     assert answer.status_code == 200
     httpx.get(proxy.url + "/nowhere")
+    deadline = time.monotonic() + 5  # observers run just after the answer went out: wait for the second one
+    while len(seen) < 2 and time.monotonic() < deadline:
+        time.sleep(0.01)
     assert [(line["request_id"], line["path"], line["status"]) for line in seen] == [
         ("obs-1", "/v1/chat/completions", 200), (seen[1]["request_id"], "/nowhere", 404)]
     assert seen[0]["total_ms"] >= 0 and seen[0]["method"] == "POST"

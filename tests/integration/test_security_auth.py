@@ -6,7 +6,8 @@ the redactor and the common 401s; this file covers the rest:
 - every route the app has (read from the app at test time, so a new route
   cannot be forgotten), each of its methods, and unknown paths: 401,
   OpenAI-shaped, for a missing key and for each wrong credential; `/healthz`
-  (exactly that path) stays open;
+  (exactly that path) stays open, and so do the inspect page's own files
+  (`PAGE_PATHS`: a person needs the page to type the key in), which hold no data;
 - which credentials count. Decisions: only `Authorization: Bearer <key>`
   authenticates; the scheme is case-insensitive (RFC 9110) and may be followed
   by more than one space; whitespace around the key is not part of a header
@@ -39,13 +40,14 @@ from websockets.sync.client import connect as websocket_connect
 import proxy.middleware
 from proxy.app import create_app
 from proxy.cli.serve_cmd import print_banner
+from proxy.inspect.routes import PAGE_PATHS
 from proxy.middleware import RequestContext
 
 from .conftest import KNOWN_SECRETS, TEST_API_KEY, TEST_CLIENT_KEY, TEST_UPSTREAM_KEY, secrets_in
 from .engines import real_engine
 
 SECOND_KEY = "second-proxy-key-0f3b7a9e2c"
-FILLERS = {"name": "sql-query-tuning", "path": "models", "rest": "anything"}
+FILLERS = {"name": "sql-query-tuning", "path": "models", "rest": "anything", "request_id": "anything"}
 EXTRA_PATHS = ["/", "/nope", "/v2/models", "/v1", "/v1/", "/healthz/", "/HEALTHZ", "//healthz", "/healthz/x",
                "/readyz", "/docs", "/openapi.json", "/v1/skills/sql-query-tuning/files/SKILL.md"]
 WRONG = [
@@ -109,7 +111,7 @@ def assert_unauthorized(status: int, headers: dict, body: bytes, method: str, wh
 def test_every_route_and_method_needs_the_key_except_healthz(guarded, upstream):
     app = create_app(guarded.settings, guarded.engine)
     assert all(isinstance(route, APIRoute) for route in app.routes), "no websocket or mounted route bypasses auth"
-    targets = [t for t in route_targets(app) if t[1] != "/healthz"]
+    targets = [t for t in route_targets(app) if t[1] != "/healthz" and t[1] not in PAGE_PATHS]
     targets += [(method, path) for path in EXTRA_PATHS for method in ("GET", "POST")]
     assert {p for _, p in targets} >= {"/v1/chat/completions", "/v1/models", "/v1/skills", "/v1/skills/route",
                                        "/v1/skills/sql-query-tuning", "/readyz", "/models", "/v1/skills/anything"}
@@ -124,6 +126,21 @@ def test_every_route_and_method_needs_the_key_except_healthz(guarded, upstream):
         status, _, body = send(port, method, path, [("authorization", f"Bearer {TEST_API_KEY}")])
         assert status != 401, (method, path, body[:200])
     print(f"\nauth: {len(targets)} method+path pairs x {len(WRONG)} wrong credentials = {tried} requests, all 401")
+
+
+def test_the_open_inspect_page_paths_serve_only_the_page_files(guarded, upstream):
+    app = create_app(guarded.settings, guarded.engine)
+    open_targets = [t for t in route_targets(app) if t[1] in PAGE_PATHS]
+    assert {p for _, p in open_targets} == {"/_skillproxy", "/_skillproxy/"}
+    port = port_of(guarded)
+    for path in sorted(PAGE_PATHS):
+        for method in ("GET", "POST", "DELETE"):
+            status, headers, body = send(port, method, path, [])
+            if method == "GET":
+                assert status in (200, 308) and b"sql-query-tuning" not in body, path
+            else:
+                assert status in (404, 405) and b"sql-query-tuning" not in body, (method, path, status)
+    assert upstream.received == []
 
 
 def test_healthz_is_open_with_any_credential(guarded):

@@ -58,6 +58,7 @@ def test_the_banner_says_what_a_user_needs(served, capsys):
     assert "roots:    skills" in err
     assert "upstream: http://127.0.0.1:11434/v1" in err
     assert "base URL: http://127.0.0.1:8788/v1" in err
+    assert "inspect:  http://127.0.0.1:8788/_skillproxy/" in err
 
 
 def test_a_settings_error_prints_the_message_and_exits_2(served, tmp_path, capsys):
