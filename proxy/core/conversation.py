@@ -70,6 +70,35 @@ class TurnStore(Protocol):
     def put(self, key: str, record: TurnRecord, now: float) -> None: ...
 
 
+class BatchTurnStore(TurnStore, Protocol):
+    """A store across a network (Redis): one round trip for all of a request's records."""
+
+    def get_many(self, keys: Sequence[str], now: float) -> dict[str, TurnRecord]: ...
+
+
+class _Snapshot:
+    """A request's records read at once; a key not asked for is read from the store itself."""
+
+    def __init__(self, store: TurnStore, records: dict[str, TurnRecord], asked: set[str]) -> None:
+        self._store, self._records, self._asked = store, records, asked
+
+    def get(self, key: str, now: float) -> TurnRecord | None:
+        if key in self._asked:
+            return self._records.get(key)
+        return self._store.get(key, now)
+
+    def put(self, key: str, record: TurnRecord, now: float) -> None:
+        self._store.put(key, record, now)
+
+
+def prefetched(store: TurnStore | None, keys: Sequence[str], now: float) -> TurnStore | None:
+    """`store`, or when it can read many keys at once, a snapshot of `keys` read in one go."""
+    get_many = getattr(store, "get_many", None)
+    if store is None or get_many is None or not keys:
+        return store
+    return _Snapshot(store, get_many(keys, now), set(keys))
+
+
 def _canonical(message: Any) -> str:
     if isinstance(message, dict):
         kept = {k: message.get(k) for k in ("role", "content", "tool_calls", "tool_call_id", "name") if k in message}
