@@ -55,8 +55,8 @@ class SkillEngine:
     @classmethod
     def from_settings(cls, settings: Settings, start_watching: bool = True, **kwargs: Any) -> SkillEngine:
         live = LiveCatalog(settings.roots, settings.max_skill_file_bytes)
-        engine = cls(live, preprocess_config(settings), MemoryTurnStore(settings.state_max_entries, settings.state_ttl),
-                     settings.scan_timeout, scope=SkillScope.of(settings.enabled_skills, settings.disabled_skills),
+        engine = cls(live, preprocess_config(settings), turn_store(settings), settings.scan_timeout,
+                     scope=SkillScope.of(settings.enabled_skills, settings.disabled_skills),
                      **kwargs)
         if start_watching:
             live.start()
@@ -85,7 +85,9 @@ class SkillEngine:
 
     def fallback(self, body: dict[str, Any], reason: str, options: RequestOptions | None = None) -> Preprocessed:
         tool_mode = (options.tool_mode if options else None) or self.config.tool_mode
-        result = fallback(body.get("messages"), self.store, self._clock(), reason, tool_mode)
+        # Runs on the event loop: only what this process holds, never a network store.
+        local = getattr(self.store, "local", self.store)
+        result = fallback(body.get("messages"), local, self._clock(), reason, tool_mode)
         self._commit(result)
         return result
 
@@ -112,10 +114,13 @@ class SkillEngine:
     def startup_summary(self) -> dict[str, Any]:
         catalog = self.live.current
         return {"skills": len(catalog.skills), "warnings": len(catalog.findings()), "roots": list(catalog.roots),
-                "shadowed": len(catalog.shadowed), "skipped": len(catalog.skipped)}
+                "shadowed": len(catalog.shadowed), "skipped": len(catalog.skipped), **state_summary(self.store)}
 
     def close(self) -> None:
         self.live.stop()
+        close_store = getattr(self.store, "close", None)
+        if close_store is not None:
+            close_store()
 
     def _commit(self, result: Preprocessed) -> None:
         now = self._clock()
@@ -129,6 +134,23 @@ class SkillEngine:
     def _on_catalog_change(self, old: Catalog, new: Catalog) -> None:
         self._context = self._build_context(new)
         _log.info("catalog_reloaded", **catalog_changes(old, new))
+
+
+def turn_store(settings: Settings) -> TurnStore:
+    """Where replay records live: this process's memory, or Redis shared by replicas (`state: redis://...`)."""
+    if settings.state == "memory":
+        return MemoryTurnStore(settings.state_max_entries, settings.state_ttl)
+    from proxy.redis_store import RedisTurnStore  # only a Redis deployment needs the client
+
+    return RedisTurnStore.from_settings(settings)
+
+
+def state_summary(store: TurnStore) -> dict[str, Any]:
+    """For the start banner: where records live and, for Redis, whether it answers now."""
+    health = getattr(store, "health", None)
+    if health is None:
+        return {"state": "memory"}
+    return {"state": health.shown_url, "state_reachable": store.ping()}  # type: ignore[attr-defined]
 
 
 def preprocess_config(settings: Settings) -> PreprocessConfig:

@@ -20,6 +20,7 @@ from typing import IO, Any
 import structlog
 
 from proxy.settings import Settings
+from proxy.state_health import url_secrets
 
 REDACTED = "[redacted]"
 SECRET_KEYS = re.compile(
@@ -72,7 +73,7 @@ class SecretRedactor:
 def configure_logging(settings: Settings, stream: IO[str] | None = None) -> None:
     """Route structlog and stdlib logging to `stream` (stdout) and `settings.log_file`."""
     stream = stream or sys.stdout
-    secrets = [*settings.api_keys, settings.upstream_api_key or ""]
+    secrets = [*settings.api_keys, settings.upstream_api_key or "", *url_secrets(settings.state)]
     shared = _shared_processors(SecretRedactor(secrets))
     structlog.configure(
         processors=[*shared, structlog.stdlib.ProcessorFormatter.wrap_for_formatter],

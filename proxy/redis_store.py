@@ -1,0 +1,161 @@
+"""Turn records in Redis (`state: redis://...`), shared by every worker and replica.
+
+What lives here: `RedisTurnStore`, a `TurnStore` over the `redis` client.
+Records are JSON (`proxy.core.turn_record_json`) under `skillproxy:turn:v1:<key>`,
+written with `SET key value PX state_ttl`; Redis's own memory policy bounds
+them. A request reads all its records in one `MGET`.
+
+- Writes never block the caller: `put` keeps the record in a local mirror (an
+  in-memory LRU of `state_max_entries`) and queues it; one writer thread sends
+  queued records in a pipeline. The event loop (fallback, tool-exchange
+  records) only ever touches the mirror.
+- Reads ask Redis; a key Redis lacks (a write still queued) or any Redis error
+  falls back to the mirror, and beyond that to a miss: the preprocessor
+  recomputes. Redis errors never reach a request: they are logged by
+  `StoreHealth` (`state_unavailable`, URL redacted, rate-limited), which also
+  keeps requests from trying a dead Redis for a moment.
+- Socket timeouts are short (well under `scan_timeout`), with no retries.
+
+What must not: decide anything about turns, or log a password.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+import redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
+
+from proxy.core.conversation import MemoryTurnStore, TurnRecord
+from proxy.core.turn_record_json import decode_record, encode_record
+from proxy.settings import Settings, SettingsError
+from proxy.state_health import StoreHealth
+
+KEY_PREFIX = "skillproxy:turn:v1:"
+MAX_TIMEOUT = 0.5  # seconds: a socket wait, at most; scan_timeout / 6 when that is shorter
+MAX_QUEUED = 10_000
+_STOP = object()
+
+
+def redis_timeout(scan_timeout: float) -> float:
+    return min(MAX_TIMEOUT, scan_timeout / 6)
+
+
+def connect(url: str, timeout: float) -> redis.Redis:
+    """A client for `url` that gives up after `timeout` seconds and never retries; SettingsError for a bad URL."""
+    try:
+        return redis.Redis.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout,
+                                    retry=Retry(NoBackoff(), 0), client_name="skillproxy")
+    except ValueError as exc:
+        raise SettingsError(f"configuration key 'state': not a usable Redis URL ({exc})") from None
+
+
+class RedisTurnStore:
+    def __init__(self, client: redis.Redis, health: StoreHealth, ttl: float, max_entries: int = 10_000) -> None:
+        self.client = client
+        self.health = health
+        self._ttl_ms = max(1, int(ttl * 1000))
+        self.local = MemoryTurnStore(max_entries, ttl)  # this process's view, used when Redis cannot answer
+        self._queue: queue.Queue[Any] = queue.Queue(MAX_QUEUED)
+        self._writer = threading.Thread(target=self._write_loop, name="skillproxy-redis-writer", daemon=True)
+        self._writer.start()
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> RedisTurnStore:
+        client = connect(settings.state, redis_timeout(settings.scan_timeout))
+        return cls(client, StoreHealth(settings.state), settings.state_ttl, settings.state_max_entries)
+
+    def get(self, key: str, now: float) -> TurnRecord | None:
+        return self.get_many([key], now).get(key)
+
+    def get_many(self, keys: Sequence[str], now: float) -> dict[str, TurnRecord]:
+        payloads = self._fetch(keys)
+        found: dict[str, TurnRecord] = {}
+        for key, payload in zip(keys, payloads):
+            record = _decoded(payload) if payload is not None else None
+            if record is not None:
+                self.local.put(key, record, now)
+            else:
+                record = self.local.get(key, now)
+            if record is not None:
+                found[key] = record
+        return found
+
+    def put(self, key: str, record: TurnRecord, now: float) -> None:
+        self.local.put(key, record, now)
+        try:
+            self._queue.put_nowait((key, record))
+        except queue.Full:
+            self.health.failed("put", RuntimeError(f"{MAX_QUEUED} writes queued; Redis is not keeping up"))
+
+    def ping(self) -> bool:
+        """True when Redis answers now (for the start banner)."""
+        try:
+            return bool(self.client.ping())
+        except redis.RedisError as exc:
+            self.health.failed("ping", exc)
+            return False
+
+    def flush(self, timeout: float = 2.0) -> None:
+        """Wait (at most `timeout` seconds) for queued writes to be sent."""
+        done = threading.Event()
+        try:
+            self._queue.put((done, None), timeout=timeout)
+        except queue.Full:
+            return
+        done.wait(timeout)
+
+    def close(self) -> None:
+        self.flush()
+        self._queue.put(_STOP)
+        self._writer.join(timeout=2.0)
+        self.client.close()
+
+    def _fetch(self, keys: Sequence[str]) -> list[bytes | None]:
+        if not keys or not self.health.should_try():
+            return [None] * len(keys)
+        try:
+            payloads = self.client.mget([KEY_PREFIX + k for k in keys])
+        except redis.RedisError as exc:
+            self.health.failed("get", exc)
+            return [None] * len(keys)
+        self.health.succeeded()
+        return list(payloads)
+
+    def _write_loop(self) -> None:
+        while True:
+            batch = [self._queue.get()]
+            while len(batch) < 500 and not self._queue.empty():
+                batch.append(self._queue.get_nowait())
+            writes = {item[0]: item[1] for item in batch if isinstance(item, tuple) and isinstance(item[0], str)}
+            if writes:
+                self._send(writes)
+            for item in batch:
+                if isinstance(item, tuple) and isinstance(item[0], threading.Event):
+                    item[0].set()
+            if _STOP in batch:
+                return
+
+    def _send(self, writes: dict[str, TurnRecord]) -> None:
+        if not self.health.should_try():
+            return  # kept in the local mirror only; other replicas recompute
+        try:
+            pipe = self.client.pipeline(transaction=False)
+            for key, record in writes.items():
+                pipe.set(KEY_PREFIX + key, encode_record(record), px=self._ttl_ms)
+            pipe.execute()
+        except redis.RedisError as exc:
+            self.health.failed("put", exc)
+            return
+        self.health.succeeded()
+
+
+def _decoded(payload: bytes) -> TurnRecord | None:
+    try:
+        return decode_record(payload)
+    except ValueError:
+        return None  # another version's record, or damaged: recomputed like a missing one
