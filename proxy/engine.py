@@ -85,10 +85,10 @@ class SkillEngine:
 
     def fallback(self, body: dict[str, Any], reason: str, options: RequestOptions | None = None) -> Preprocessed:
         tool_mode = (options.tool_mode if options else None) or self.config.tool_mode
-        # Runs on the event loop: only what this process holds, never a network store.
+        # Runs on the event loop: reads only what this process holds, never a network store.
         local = getattr(self.store, "local", self.store)
         result = fallback(body.get("messages"), local, self._clock(), reason, tool_mode)
-        self._commit(result)
+        self._commit(result, self._put_soon)
         return result
 
     def _for_request(self, options: RequestOptions) -> tuple[PreprocessConfig, SkillContext]:
@@ -109,7 +109,7 @@ class SkillEngine:
         key, record = anchor
         if not exchange and mixed is None and not record.tool_exchange and record.mixed_call is None:
             return
-        self.store.put(key, replace(record, tool_exchange=tuple(exchange), mixed_call=mixed), self._clock())
+        self._put_soon(key, replace(record, tool_exchange=tuple(exchange), mixed_call=mixed), self._clock())
 
     def startup_summary(self) -> dict[str, Any]:
         catalog = self.live.current
@@ -122,10 +122,14 @@ class SkillEngine:
         if close_store is not None:
             close_store()
 
-    def _commit(self, result: Preprocessed) -> None:
-        now = self._clock()
+    def _commit(self, result: Preprocessed, put: Callable[[str, TurnRecord, float], None] | None = None) -> None:
+        now, put = self._clock(), put or self.store.put
         for key, record in result.records:
-            self.store.put(key, record, now)
+            put(key, record, now)
+
+    def _put_soon(self, key: str, record: TurnRecord, now: float) -> None:
+        """A write from the event loop: queued when the store is across a network, never waited for."""
+        getattr(self.store, "put_later", self.store.put)(key, record, now)
 
     def _build_context(self, catalog: Catalog) -> SkillContext:
         enabled = catalog.scoped(self.scope)

@@ -5,10 +5,12 @@ Records are JSON (`proxy.core.turn_record_json`) under `skillproxy:turn:v1:<key>
 written with `SET key value PX state_ttl`; Redis's own memory policy bounds
 them. A request reads all its records in one `MGET`.
 
-- Writes never block the caller: `put` keeps the record in a local mirror (an
-  in-memory LRU of `state_max_entries`) and queues it; one writer thread sends
-  queued records in a pipeline. The event loop (fallback, tool-exchange
-  records) only ever touches the mirror.
+- Every record is also kept in a local mirror (an in-memory LRU of
+  `state_max_entries`). `put` (from the preprocessing thread) writes to Redis
+  before it returns, so a turn is in Redis before the upstream sees it;
+  `put_later` (from the event loop: fallback and tool-exchange records) only
+  queues it for one writer thread, which sends queued records in a pipeline.
+  The event loop never waits on Redis.
 - Reads ask Redis; a key Redis lacks (a write still queued) or any Redis error
   falls back to the mirror, and beyond that to a miss: the preprocessor
   recomputes. Redis errors never reach a request: they are logged by
@@ -86,6 +88,12 @@ class RedisTurnStore:
         return found
 
     def put(self, key: str, record: TurnRecord, now: float) -> None:
+        """Kept here and written to Redis now (blocking: call it from a worker thread)."""
+        self.local.put(key, record, now)
+        self._send({key: record})
+
+    def put_later(self, key: str, record: TurnRecord, now: float) -> None:
+        """Kept here and queued for the writer thread: never blocks."""
         self.local.put(key, record, now)
         try:
             self._queue.put_nowait((key, record))
