@@ -183,3 +183,32 @@ def test_a_redis_url_that_cannot_be_used_is_a_settings_error_naming_state():
         SkillEngine.from_settings(Settings(state="redis://:hunter2-pass@localhost:port/0", roots=()),
                                   start_watching=False)
     assert "hunter2-pass" not in str(error.value)
+
+
+def test_a_redis_that_is_down_at_start_is_said_in_the_banner_and_requests_go_through(
+        start_proxy, upstream, logs, engines, tmp_path):
+    url = f"redis://127.0.0.1:{RedisServer(tmp_path).port}/0"  # nothing listens there
+    proxy = start_proxy(engine=engines(state=url))
+    banner = io.StringIO()
+    print_banner(proxy.settings, proxy.engine.startup_summary(), banner)
+    assert f"state:    {url} (not reachable now: requests go through" in banner.getvalue()
+    client = openai.OpenAI(base_url=proxy.base_url, api_key="sk-test", max_retries=0)
+    answer = client.chat.completions.with_raw_response.create(model="json", messages=[{"role": "user", "content": SQL}])
+    assert answer.http_response.status_code == 200 and answer.headers["x-skills-route"].startswith("sql-query-tuning")
+    assert logs.events("state_unavailable")[0]["state"] == url
+
+
+def test_a_damaged_record_in_redis_is_recomputed_like_a_missing_one(start_proxy, upstream, logs, redis_server, engines):
+    first = start_proxy(engine=engines(state=redis_server.url))
+    client = openai.OpenAI(base_url=first.base_url, api_key="sk-test", max_retries=0)
+    messages = [{"role": "user", "content": SQL}]
+    client.chat.completions.create(model="json", messages=messages)
+    turn_one = upstream.received[-1].json["messages"]
+    for key in redis_server.turn_keys():
+        redis_server.client().set(key, b'{"v": 1, "forwarded": "cut sho')
+    second = start_proxy(engine=engines(state=redis_server.url))
+    messages += [{"role": "assistant", "content": "ok"}, {"role": "user", "content": "is one index enough?"}]
+    openai.OpenAI(base_url=second.base_url, api_key="sk-test", max_retries=0).chat.completions.create(
+        model="json", messages=messages)
+    assert upstream.received[-1].json["messages"][0] == turn_one[0], "recomputed to the same text"
+    assert [e["turn_index"] for e in logs.events("replay_recomputed")] == [0]
