@@ -123,9 +123,12 @@ class SkillEngine:
             close_store()
 
     def _commit(self, result: Preprocessed, put: Callable[[str, TurnRecord, float], None] | None = None) -> None:
-        now, put = self._clock(), put or self.store.put
+        now, put_many = self._clock(), getattr(self.store, "put_many", None)
+        if put is None and put_many is not None:
+            put_many(result.records, now)  # a network store: one round trip
+            return
         for key, record in result.records:
-            put(key, record, now)
+            (put or self.store.put)(key, record, now)
 
     def _put_soon(self, key: str, record: TurnRecord, now: float) -> None:
         """A write from the event loop: queued when the store is across a network, never waited for."""

@@ -89,8 +89,14 @@ class RedisTurnStore:
 
     def put(self, key: str, record: TurnRecord, now: float) -> None:
         """Kept here and written to Redis now (blocking: call it from a worker thread)."""
-        self.local.put(key, record, now)
-        self._send({key: record})
+        self.put_many([(key, record)], now)
+
+    def put_many(self, items: Sequence[tuple[str, TurnRecord]], now: float) -> None:
+        """Like `put` for several records, in one round trip."""
+        for key, record in items:
+            self.local.put(key, record, now)
+        if items:
+            self._send(dict(items))
 
     def put_later(self, key: str, record: TurnRecord, now: float) -> None:
         """Kept here and queued for the writer thread: never blocks."""

@@ -212,3 +212,18 @@ def test_a_damaged_record_in_redis_is_recomputed_like_a_missing_one(start_proxy,
         model="json", messages=messages)
     assert upstream.received[-1].json["messages"][0] == turn_one[0], "recomputed to the same text"
     assert [e["turn_index"] for e in logs.events("replay_recomputed")] == [0]
+
+
+def test_a_request_reads_all_its_records_in_one_command(start_proxy, upstream, redis_server, engines):
+    proxy = start_proxy(engine=engines(state=redis_server.url))
+    client = openai.OpenAI(base_url=proxy.base_url, api_key="sk-test", max_retries=0)
+    history = [{"role": "system", "content": "be brief"}]
+    for text in (SQL, "is one index enough?", "and the EXPLAIN output?", "thanks, one more thing"):
+        history.append({"role": "user", "content": text})
+        history.append({"role": "assistant", "content": "ok"})
+    redis_server.client().config_resetstat()
+    client.chat.completions.create(model="json", messages=history[:-1])
+    stats = redis_server.client().info("commandstats")
+    assert stats["cmdstat_mget"]["calls"] == 1 and "cmdstat_get" not in stats
+    assert stats["cmdstat_set"]["calls"] == 4, "the three recomputed turns and the new one"
+    assert len(redis_server.turn_keys()) == 4
