@@ -1,9 +1,11 @@
 """The skill engine: what the proxy calls to preprocess a chat request.
 
 It owns the live catalog, the router built from it (rebuilt in the watcher
-thread when the catalog changes, never on a request), and the turn store. A
+thread when the catalog changes, never on a request), and the turn store
+(`state`: this process's memory, or Redis shared by workers and replicas). A
 request reads one immutable `SkillContext`, so a reload mid-request cannot
-mix two catalogs.
+mix two catalogs. Store writes made on the event loop (fallback, tool
+exchanges) are queued by a network store, never waited for.
 """
 
 from __future__ import annotations

@@ -5,6 +5,8 @@ original content, so the same history always finds the same record. A record
 holds exactly what the proxy forwarded for that turn (and any internal skill
 tool exchange it ran after it), so the next request can replay it byte for
 byte. The store is a bounded LRU with a time-to-live; the clock is passed in.
+A store across a network (the shell's Redis store) also reads many keys at
+once: `prefetched` gives the preprocessor one snapshot per request.
 """
 
 from __future__ import annotations
