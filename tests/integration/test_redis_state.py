@@ -227,3 +227,20 @@ def test_a_request_reads_all_its_records_in_one_command(start_proxy, upstream, r
     assert stats["cmdstat_mget"]["calls"] == 1 and "cmdstat_get" not in stats
     assert stats["cmdstat_set"]["calls"] == 4, "the three recomputed turns and the new one"
     assert len(redis_server.turn_keys()) == 4
+
+
+def test_a_redis_that_never_answers_costs_one_short_timeout_not_the_request(start_proxy, upstream, logs, engines):
+    import socket
+
+    with socket.socket() as silent:  # accepts connections (the kernel's backlog) and never says a word
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(16)
+        url = f"redis://127.0.0.1:{silent.getsockname()[1]}/0"
+        proxy = start_proxy(engine=engines(state=url))
+        client = openai.OpenAI(base_url=proxy.base_url, api_key="sk-test", max_retries=0)
+        raw = client.chat.completions.with_raw_response.create(model="json",
+                                                               messages=[{"role": "user", "content": SQL}])
+    assert raw.http_response.status_code == 200
+    assert raw.headers["x-skills-route"].startswith("sql-query-tuning"), "routed, not the scan-timeout fallback"
+    warning = logs.wait_for("state_unavailable")
+    assert "Timeout" in warning["error"] and logs.events("preprocess_fallback") == []
