@@ -12,6 +12,7 @@ gets its settings.
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 from pathlib import Path
@@ -39,4 +40,6 @@ def create_worker_app() -> FastAPI:
     os.chdir(args["cwd"])  # relative roots and the default config mean what they meant to the parent
     settings = load_settings(args["config"], overrides=args["overrides"])
     configure_logging(settings)
-    return create_app(settings, SkillEngine.from_settings(settings))
+    engine = SkillEngine.from_settings(settings)
+    atexit.register(engine.close)  # the worker's queued state writes are sent before it exits
+    return create_app(settings, engine)

@@ -61,6 +61,7 @@ def run(args: argparse.Namespace) -> int:
     serve = dict(host=settings.host, port=settings.port, log_config=None, access_log=False, server_header=False)
     if args.workers == 1:
         uvicorn.run(create_app(settings, engine), **serve)
+        engine.close()  # stops the watcher and sends queued state writes
         return 0
     engine.close()  # each worker builds its own; this one only filled the banner
     from proxy.worker_app import FACTORY, WORKER_ENV, worker_environment

@@ -50,6 +50,7 @@ def test_flags_override_env_which_overrides_config(served, tmp_path, monkeypatch
     assert code == 0
     settings = served["settings"]
     assert (settings.host, settings.port, settings.upstream) == ("10.0.0.1", 9003, "http://env:2/v1")
+    assert served["closed"], "the engine is closed when the server stops (queued state writes sent)"
     assert settings.roots == ("a", "b") and settings.log_format == "json"
     assert (served["host"], served["port"]) == ("10.0.0.1", 9003)
 
