@@ -10,10 +10,11 @@ them. A request reads all its records in one `MGET`.
   before it returns, so a turn is in Redis before the upstream sees it;
   `put_later` (from the event loop: fallback and tool-exchange records) only
   queues it for one writer thread, which sends queued records in a pipeline.
-  The event loop never waits on Redis.
-- Reads ask Redis; a key Redis lacks (a write still queued) or any Redis error
-  falls back to the mirror, and beyond that to a miss: the preprocessor
-  recomputes. Redis errors never reach a request: they are logged by
+  The event loop never waits on Redis. Writes take turns, and a `put` drops
+  what is still queued for its keys, so Redis keeps the newest record.
+- Reads ask Redis, but a record still queued here wins (it is newer); a key
+  Redis lacks or any Redis error falls back to the mirror, and beyond that to
+  a miss: the preprocessor recomputes. Redis errors never reach a request: they are logged by
   `StoreHealth` (`state_unavailable`, URL redacted, rate-limited), which also
   keeps requests from trying a dead Redis for a moment.
 - Socket timeouts are short (well under `scan_timeout`), with no retries.
@@ -63,6 +64,9 @@ class RedisTurnStore:
         self._ttl_ms = max(1, int(ttl * 1000))
         self.local = MemoryTurnStore(max_entries, ttl)  # this process's view, used when Redis cannot answer
         self._queue: queue.Queue[Any] = queue.Queue(MAX_QUEUED)
+        self._pending: dict[str, TurnRecord] = {}  # queued, not yet in Redis: newer than what Redis says
+        self._pending_lock = threading.Lock()
+        self._write_lock = threading.Lock()  # one write at a time, so a newer record is never overwritten
         self._writer = threading.Thread(target=self._write_loop, name="skillproxy-redis-writer", daemon=True)
         self._writer.start()
 
@@ -76,9 +80,11 @@ class RedisTurnStore:
 
     def get_many(self, keys: Sequence[str], now: float) -> dict[str, TurnRecord]:
         payloads = self._fetch(keys)
+        with self._pending_lock:
+            pending = {k: self._pending[k] for k in keys if k in self._pending}
         found: dict[str, TurnRecord] = {}
         for key, payload in zip(keys, payloads):
-            record = _decoded(payload) if payload is not None else None
+            record = pending.get(key) or (_decoded(payload) if payload is not None else None)
             if record is not None:
                 self.local.put(key, record, now)
             else:
@@ -93,17 +99,23 @@ class RedisTurnStore:
 
     def put_many(self, items: Sequence[tuple[str, TurnRecord]], now: float) -> None:
         """Like `put` for several records, in one round trip."""
-        for key, record in items:
-            self.local.put(key, record, now)
-        if items:
-            self._send(dict(items))
+        with self._write_lock:
+            with self._pending_lock:
+                for key, record in items:
+                    self._pending.pop(key, None)  # newer than anything queued for the key
+                    self.local.put(key, record, now)
+            if items:
+                self._send(dict(items))
 
     def put_later(self, key: str, record: TurnRecord, now: float) -> None:
         """Kept here and queued for the writer thread: never blocks."""
         self.local.put(key, record, now)
+        with self._pending_lock:
+            self._pending[key] = record
         try:
-            self._queue.put_nowait((key, record))
+            self._queue.put_nowait(key)
         except queue.Full:
+            self._sent({key: record})
             self.health.failed("put", RuntimeError(f"{MAX_QUEUED} writes queued; Redis is not keeping up"))
 
     def ping(self) -> bool:
@@ -118,7 +130,7 @@ class RedisTurnStore:
         """Wait (at most `timeout` seconds) for queued writes to be sent."""
         done = threading.Event()
         try:
-            self._queue.put((done, None), timeout=timeout)
+            self._queue.put(done, timeout=timeout)
         except queue.Full:
             return
         done.wait(timeout)
@@ -145,14 +157,24 @@ class RedisTurnStore:
             batch = [self._queue.get()]
             while len(batch) < 500 and not self._queue.empty():
                 batch.append(self._queue.get_nowait())
-            writes = {item[0]: item[1] for item in batch if isinstance(item, tuple) and isinstance(item[0], str)}
-            if writes:
-                self._send(writes)
+            with self._write_lock:
+                with self._pending_lock:
+                    writes = {k: self._pending[k] for k in batch if isinstance(k, str) and k in self._pending}
+                if writes:
+                    self._send(writes)
+                    self._sent(writes)
             for item in batch:
-                if isinstance(item, tuple) and isinstance(item[0], threading.Event):
-                    item[0].set()
+                if isinstance(item, threading.Event):
+                    item.set()
             if _STOP in batch:
                 return
+
+    def _sent(self, writes: dict[str, TurnRecord]) -> None:
+        """Queued records are Redis's now (or dropped with a warning): reads ask Redis again."""
+        with self._pending_lock:
+            for key, record in writes.items():
+                if self._pending.get(key) is record:
+                    del self._pending[key]
 
     def _send(self, writes: dict[str, TurnRecord]) -> None:
         if not self.health.should_try():

@@ -244,3 +244,22 @@ def test_a_redis_that_never_answers_costs_one_short_timeout_not_the_request(star
     assert raw.headers["x-skills-route"].startswith("sql-query-tuning"), "routed, not the scan-timeout fallback"
     warning = logs.wait_for("state_unavailable")
     assert "Timeout" in warning["error"] and logs.events("preprocess_fallback") == []
+
+
+def test_the_newest_write_of_a_record_is_the_one_redis_keeps(redis_server):
+    from proxy.core.conversation import TurnRecord
+    from proxy.core.turn_record_json import decode_record
+    from proxy.redis_store import KEY_PREFIX, RedisTurnStore
+
+    store = RedisTurnStore.from_settings(Settings(state=redis_server.url, roots=()))
+    try:
+        for n in range(50):
+            queued, written = TurnRecord({"n": n, "v": "queued"}, "none"), TurnRecord({"n": n, "v": "now"}, "none")
+            store.put_later(f"k{n}", queued, 1.0)
+            assert store.get(f"k{n}", 1.0) == queued, "a queued record is read back before it reaches Redis"
+            store.put(f"k{n}", written, 1.0)
+        store.flush()
+        kept = [decode_record(redis_server.client().get(f"{KEY_PREFIX}k{n}")).forwarded["v"] for n in range(50)]
+        assert set(kept) == {"now"}
+    finally:
+        store.close()
