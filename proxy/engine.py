@@ -1,9 +1,11 @@
 """The skill engine: what the proxy calls to preprocess a chat request.
 
 It owns the live catalog, the router built from it (rebuilt in the watcher
-thread when the catalog changes, never on a request), and the turn store. A
+thread when the catalog changes, never on a request), and the turn store
+(`state`: this process's memory, or Redis shared by workers and replicas). A
 request reads one immutable `SkillContext`, so a reload mid-request cannot
-mix two catalogs.
+mix two catalogs. Store writes made on the event loop (fallback, tool
+exchanges) are queued by a network store, never waited for.
 """
 
 from __future__ import annotations
@@ -56,8 +58,8 @@ class SkillEngine:
     @classmethod
     def from_settings(cls, settings: Settings, start_watching: bool = True, **kwargs: Any) -> SkillEngine:
         live = LiveCatalog(settings.roots, settings.max_skill_file_bytes)
-        engine = cls(live, preprocess_config(settings), MemoryTurnStore(settings.state_max_entries, settings.state_ttl),
-                     settings.scan_timeout, scope=SkillScope.of(settings.enabled_skills, settings.disabled_skills),
+        engine = cls(live, preprocess_config(settings), turn_store(settings), settings.scan_timeout,
+                     scope=SkillScope.of(settings.enabled_skills, settings.disabled_skills),
                      **kwargs)
         if start_watching:
             live.start()
@@ -86,8 +88,10 @@ class SkillEngine:
 
     def fallback(self, body: dict[str, Any], reason: str, options: RequestOptions | None = None) -> Preprocessed:
         tool_mode = (options.tool_mode if options else None) or self.config.tool_mode
-        result = fallback(body.get("messages"), self.store, self._clock(), reason, tool_mode)
-        self._commit(result)
+        # Runs on the event loop: reads only what this process holds, never a network store.
+        local = getattr(self.store, "local", self.store)
+        result = fallback(body.get("messages"), local, self._clock(), reason, tool_mode)
+        self._commit(result, self._put_soon)
         return result
 
     def _for_request(self, options: RequestOptions) -> tuple[PreprocessConfig, SkillContext]:
@@ -108,20 +112,30 @@ class SkillEngine:
         key, record = anchor
         if not exchange and mixed is None and not record.tool_exchange and record.mixed_call is None:
             return
-        self.store.put(key, replace(record, tool_exchange=tuple(exchange), mixed_call=mixed), self._clock())
+        self._put_soon(key, replace(record, tool_exchange=tuple(exchange), mixed_call=mixed), self._clock())
 
     def startup_summary(self) -> dict[str, Any]:
         catalog = self.live.current
         return {"skills": len(catalog.skills), "warnings": len(catalog.findings()), "roots": list(catalog.roots),
-                "shadowed": len(catalog.shadowed), "skipped": len(catalog.skipped)}
+                "shadowed": len(catalog.shadowed), "skipped": len(catalog.skipped), **state_summary(self.store)}
 
     def close(self) -> None:
         self.live.stop()
+        close_store = getattr(self.store, "close", None)
+        if close_store is not None:
+            close_store()
 
-    def _commit(self, result: Preprocessed) -> None:
-        now = self._clock()
+    def _commit(self, result: Preprocessed, put: Callable[[str, TurnRecord, float], None] | None = None) -> None:
+        now, put_many = self._clock(), getattr(self.store, "put_many", None)
+        if put is None and put_many is not None:
+            put_many(result.records, now)  # a network store: one round trip
+            return
         for key, record in result.records:
-            self.store.put(key, record, now)
+            (put or self.store.put)(key, record, now)
+
+    def _put_soon(self, key: str, record: TurnRecord, now: float) -> None:
+        """A write from the event loop: queued when the store is across a network, never waited for."""
+        getattr(self.store, "put_later", self.store.put)(key, record, now)
 
     def _build_context(self, catalog: Catalog) -> SkillContext:
         enabled = catalog.scoped(self.scope)
@@ -130,6 +144,23 @@ class SkillEngine:
     def _on_catalog_change(self, old: Catalog, new: Catalog) -> None:
         self._context = self._build_context(new)
         _log.info("catalog_reloaded", **catalog_changes(old, new).log_fields())
+
+
+def turn_store(settings: Settings) -> TurnStore:
+    """Where replay records live: this process's memory, or Redis shared by replicas (`state: redis://...`)."""
+    if settings.state == "memory":
+        return MemoryTurnStore(settings.state_max_entries, settings.state_ttl)
+    from proxy.redis_store import RedisTurnStore  # only a Redis deployment needs the client
+
+    return RedisTurnStore.from_settings(settings)
+
+
+def state_summary(store: TurnStore) -> dict[str, Any]:
+    """For the start banner: where records live and, for Redis, whether it answers now."""
+    health = getattr(store, "health", None)
+    if health is None:
+        return {"state": "memory"}
+    return {"state": health.shown_url, "state_reachable": store.ping()}  # type: ignore[attr-defined]
 
 
 def preprocess_config(settings: Settings) -> PreprocessConfig:

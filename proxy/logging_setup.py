@@ -22,6 +22,7 @@ import structlog
 
 from proxy.log_sinks import SINKS, Renderer, StdlibBridge, console_renderer, json_line, sink_logger_factory
 from proxy.settings import Settings
+from proxy.state_health import url_secrets
 
 REDACTED = "[redacted]"
 SECRET_KEYS = re.compile(
@@ -90,7 +91,8 @@ def configure_logging(settings: Settings, stream: IO[str] | None = None) -> None
     short. Stdlib records (uvicorn's, httpx's warnings) join it through a bridge.
     """
     stream = stream or sys.stdout
-    secrets = [*settings.api_keys, settings.upstream_api_key or "", *(u.api_key or "" for u in settings.upstreams)]
+    secrets = [*settings.api_keys, settings.upstream_api_key or "", *(u.api_key or "" for u in settings.upstreams),
+               *url_secrets(settings.state)]
     structlog.configure(
         processors=[*_shared_processors(SecretRedactor(secrets)), _event_dict],
         logger_factory=sink_logger_factory,

@@ -51,7 +51,7 @@ class Settings:
     scan_timeout: float = 3.0
     max_routed_skills: int = 3
     refresh_interval: float = 1800.0
-    state: str = "memory"
+    state: str = field(default="memory", repr=False)  # a redis:// URL may hold a password
     state_max_entries: int = 10_000
     state_ttl: float = 86_400.0
     tool_mode: str = "server"
@@ -270,7 +270,8 @@ def _validate(s: Settings) -> None:
     if not 0 <= s.port < 65536:
         raise SettingsError(f"configuration key 'port': {s.port} is not a TCP port")
     for key in ("scan_timeout", "connect_timeout", "read_timeout", "max_body_bytes", "max_messages",
-                "max_skill_file_bytes", "state_max_entries", "max_tool_rounds", "skills_index_max_chars"):
+                "max_skill_file_bytes", "state_max_entries", "state_ttl", "max_tool_rounds",
+                "skills_index_max_chars"):
         if getattr(s, key) <= 0:
             raise SettingsError(f"configuration key {key!r}: must be greater than 0")
 

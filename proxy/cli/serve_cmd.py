@@ -7,6 +7,7 @@ start banner goes to stderr so that stdout carries only log lines (pipe it to jq
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import IO, Any
 
@@ -31,12 +32,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                              "prompt, for models without tool calling; client: file locations for the client's tools")
     parser.add_argument("--max-tool-rounds", type=int, metavar="N",
                         help="rounds of skill tool calls the proxy runs per request (default 6)")
+    parser.add_argument("--workers", type=int, default=1, metavar="N",
+                        help="worker processes (default 1); share replay records with state: redis://...")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     try:
         settings = load_settings(args.config, overrides=_overrides(args))
+        if args.workers < 1:
+            raise SettingsError(f"--workers: expected 1 or more worker processes, got {args.workers}")
     except SettingsError as exc:
         print(f"skillproxy: {exc}", file=sys.stderr)
         return 2
@@ -52,13 +57,21 @@ def run(args: argparse.Namespace) -> int:
     except SettingsError as exc:
         print(f"skillproxy: {exc}", file=sys.stderr)
         return 2
-    print_banner(settings, engine.startup_summary(), sys.stderr)
-    uvicorn.run(create_app(settings, engine), host=settings.host, port=settings.port,
-                log_config=None, access_log=False, server_header=False)
+    print_banner(settings, engine.startup_summary(), sys.stderr, args.workers)
+    serve = dict(host=settings.host, port=settings.port, log_config=None, access_log=False, server_header=False)
+    if args.workers == 1:
+        uvicorn.run(create_app(settings, engine), **serve)
+        engine.close()  # stops the watcher and sends queued state writes
+        return 0
+    engine.close()  # each worker builds its own; this one only filled the banner
+    from proxy.worker_app import FACTORY, WORKER_ENV, worker_environment
+
+    os.environ[WORKER_ENV] = worker_environment(args.config, _overrides(args))
+    uvicorn.run(FACTORY, factory=True, workers=args.workers, **serve)
     return 0
 
 
-def print_banner(settings: Settings, summary: dict[str, Any], out: IO[str]) -> None:
+def print_banner(settings: Settings, summary: dict[str, Any], out: IO[str], workers: int = 1) -> None:
     skills, warnings = summary.get("skills", 0), summary.get("warnings", 0)
     roots = summary.get("roots") or list(settings.roots)
     lines = [
@@ -68,11 +81,14 @@ def print_banner(settings: Settings, summary: dict[str, Any], out: IO[str]) -> N
         *upstream_lines(settings),
         f"  tools:    {settings.tool_mode} mode" + (" (the proxy runs list_skills, read_skill_file, list_skill_files)"
                                                     if settings.tool_mode == "server" else ""),
+        f"  state:    {state_line(summary, workers)}",
         f"  base URL: {client_base_url(settings)}   <- give this to your client (OPENAI_BASE_URL)",
         f"  metrics:  {client_base_url(settings).removesuffix('/v1')}/metrics (Prometheus)",
         f"  inspect:  {client_base_url(settings).removesuffix('/v1')}/_skillproxy/   <- skills, recent requests, "
         "try a prompt",
     ]
+    if workers > 1:
+        lines.insert(-1, f"  workers:  {workers} processes")
     if settings.api_keys:
         lines.append("  auth:     clients must send Authorization: Bearer <one of api_keys>")
     print("\n".join(lines), file=out, flush=True)
@@ -88,6 +104,17 @@ def upstream_lines(settings: Settings) -> list[str]:
     if settings.upstream != Settings().upstream:
         lines.append(f"  note:     upstream {settings.upstream} is not used, because `upstreams` is set")
     return lines
+
+
+def state_line(summary: dict[str, Any], workers: int) -> str:
+    """Where replay records live, and what that means for several workers or an unreachable Redis."""
+    state = summary.get("state", "memory")
+    if state == "memory":
+        return "memory" + (" (each worker keeps its own; a worker without a record recomputes it)"
+                           if workers > 1 else "")
+    if summary.get("state_reachable") is False:
+        return f"{state} (not reachable now: requests go through and recompute replays until it answers)"
+    return f"{state} (shared by every worker and replica)"
 
 
 def client_base_url(settings: Settings) -> str:

@@ -5,6 +5,8 @@ original content, so the same history always finds the same record. A record
 holds exactly what the proxy forwarded for that turn (and any internal skill
 tool exchange it ran after it), so the next request can replay it byte for
 byte. The store is a bounded LRU with a time-to-live; the clock is passed in.
+A store across a network (the shell's Redis store) also reads many keys at
+once: `prefetched` gives the preprocessor one snapshot per request.
 """
 
 from __future__ import annotations
@@ -68,6 +70,35 @@ class TurnRecord:
 class TurnStore(Protocol):
     def get(self, key: str, now: float) -> TurnRecord | None: ...
     def put(self, key: str, record: TurnRecord, now: float) -> None: ...
+
+
+class BatchTurnStore(TurnStore, Protocol):
+    """A store across a network (Redis): one round trip for all of a request's records."""
+
+    def get_many(self, keys: Sequence[str], now: float) -> dict[str, TurnRecord]: ...
+
+
+class _Snapshot:
+    """A request's records read at once; a key not asked for is read from the store itself."""
+
+    def __init__(self, store: TurnStore, records: dict[str, TurnRecord], asked: set[str]) -> None:
+        self._store, self._records, self._asked = store, records, asked
+
+    def get(self, key: str, now: float) -> TurnRecord | None:
+        if key in self._asked:
+            return self._records.get(key)
+        return self._store.get(key, now)
+
+    def put(self, key: str, record: TurnRecord, now: float) -> None:
+        self._store.put(key, record, now)
+
+
+def prefetched(store: TurnStore | None, keys: Sequence[str], now: float) -> TurnStore | None:
+    """`store`, or when it can read many keys at once, a snapshot of `keys` read in one go."""
+    get_many = getattr(store, "get_many", None)
+    if store is None or get_many is None or not keys:
+        return store
+    return _Snapshot(store, get_many(keys, now), set(keys))
 
 
 def _canonical(message: Any) -> str:

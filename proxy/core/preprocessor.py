@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from proxy.core.conversation import MixedCall, TurnRecord, TurnStore, prefix_keys
+from proxy.core.conversation import MixedCall, TurnRecord, TurnStore, prefetched, prefix_keys
 from proxy.core.messages import is_user, prepend_block
 from proxy.core.packets import REASON_FALLBACK, reminder
 from proxy.core.preprocessed import Preprocessed
@@ -29,6 +29,7 @@ def preprocess(messages: Any, context: SkillContext, store: TurnStore, config: P
         return Preprocessed(messages, "passthrough", "passthrough")
     keys = prefix_keys(messages)
     new_turn = len(messages) - 1 if is_user(messages[-1]) else None
+    store = _snapshot(store, messages, keys, now)
     index = IndexPlacement(messages, context, config)
 
     def decide(message: Any, last_full: LastFullInjection | None, first_user: bool) -> TurnOutcome:
@@ -119,6 +120,18 @@ def _record_for(messages: list[Any], index: int, keys: list[str], store: TurnSto
     return store.get(keys[index], now)
 
 
+def _snapshot(store: Any, messages: list[Any], keys: list[str], now: float) -> Any:
+    """For a store across a network, every record this request may read, fetched at once."""
+    if not hasattr(store, "get_many"):
+        return store  # in memory: nothing to save, nothing to compute
+    return prefetched(store, _stored_keys(messages, keys), now)
+
+
+def _stored_keys(messages: list[Any], keys: list[str]) -> list[str]:
+    """The keys a record may be kept under: user turns, and the ends of runs of tool results."""
+    return [keys[i] for i, m in enumerate(messages) if is_user(m) or _ends_tool_results(messages, i)]
+
+
 def _ends_tool_results(messages: list[Any], index: int) -> bool:
     """The last of a run of tool results: the model answered from here."""
     if not _is_tool(messages[index]):
@@ -172,7 +185,8 @@ def fallback(messages: Any, store: TurnStore | None, now: float, reason: str = "
         return Preprocessed(messages, "fallback", "fallback", events=(_fallback_event(reason),))
     try:
         keys: list[str] | None = prefix_keys(messages)
-        forwarded = _replay(messages, keys, store, now, recompute=None).forwarded
+        known = _snapshot(store, messages, keys, now)
+        forwarded = _replay(messages, keys, known, now, recompute=None).forwarded
     except Exception:  # noqa: BLE001 - the fallback must always produce a request
         forwarded, keys = list(messages[:-1]), None
     if not is_user(messages[-1]):

@@ -24,6 +24,9 @@ def served(monkeypatch, tmp_path):
             calls["settings"] = settings
             return cls()
 
+        def close(self):
+            calls["closed"] = True
+
     try:
         import proxy.engine as module
     except ImportError:  # the real engine is not there yet: stand in for the whole module
@@ -47,6 +50,7 @@ def test_flags_override_env_which_overrides_config(served, tmp_path, monkeypatch
     assert code == 0
     settings = served["settings"]
     assert (settings.host, settings.port, settings.upstream) == ("10.0.0.1", 9003, "http://env:2/v1")
+    assert served["closed"], "the engine is closed when the server stops (queued state writes sent)"
     assert settings.roots == ("a", "b") and settings.log_format == "json"
     assert (served["host"], served["port"]) == ("10.0.0.1", 9003)
 
@@ -83,3 +87,24 @@ def test_tool_mode_comes_from_the_flag_or_the_environment(served, monkeypatch, c
     assert "tools:    server mode (the proxy runs list_skills" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["serve", "--tool-mode", "sideways"])
+
+
+def test_workers_run_an_app_factory_that_rebuilds_the_same_settings(served, tmp_path, monkeypatch, capsys):
+    from proxy.worker_app import FACTORY, WORKER_ENV
+
+    monkeypatch.setenv(WORKER_ENV, "")  # so the value serve sets is undone after the test
+    config = tmp_path / "c.yaml"
+    config.write_text("port: 9001\n")
+    assert main(["serve", "--config", str(config), "--workers", "3", "--upstream", "http://127.0.0.1:9/v1"]) == 0
+    assert (served["app"], served["factory"], served["workers"], served["port"]) == (FACTORY, True, 3, 9001)
+    passed = __import__("json").loads(__import__("os").environ[WORKER_ENV])
+    assert passed["config"] == str(config.resolve()) and passed["overrides"]["upstream"] == "http://127.0.0.1:9/v1"
+    err = capsys.readouterr().err
+    assert "workers:  3 processes" in err
+    assert "state:    memory (each worker keeps its own" in err
+
+
+def test_workers_below_one_is_a_usage_error(served, capsys):
+    assert main(["serve", "--workers", "0"]) == 2
+    assert "--workers" in capsys.readouterr().err
+    assert "app" not in served
