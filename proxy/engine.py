@@ -17,6 +17,7 @@ from typing import Any
 
 import structlog
 
+from proxy import heap
 from proxy.catalog_watch import LiveCatalog
 from proxy.core.catalog import Catalog
 from proxy.core.catalog_diff import catalog_changes
@@ -61,7 +62,9 @@ class SkillEngine:
         engine = cls(live, preprocess_config(settings), turn_store(settings), settings.scan_timeout,
                      scope=SkillScope.of(settings.enabled_skills, settings.disabled_skills),
                      **kwargs)
-        if start_watching:
+        if start_watching:  # a served engine: its catalog lives long and is kept out of the collector's way
+            heap.settle()
+            live.subscribe(heap.settle)
             live.start()
         return engine
 
