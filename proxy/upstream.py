@@ -43,6 +43,10 @@ Headers = list[tuple[str, str]]
 Content = bytes | AsyncIterable[bytes] | None
 
 KEEPALIVE_EXPIRY = 4.0  # seconds; below the 5 s after which uvicorn and llama.cpp close an idle connection
+# Idle connections kept for reuse. Under 32 concurrent clients a pool of 32 was too small: a connection
+# freed just after the next request took a new one was closed, and about every other request paid for
+# a new TCP connection (half the throughput at c32). Idle ones still close after KEEPALIVE_EXPIRY.
+MAX_IDLE_CONNECTIONS = 128
 MAX_STALE_RETRIES = 8  # each stale connection fails once and leaves the pool, so this bounds a burst of them
 DEFAULT_SETTING = "`upstream`"  # named in error messages; an entry of `upstreams` names its own base_url
 STALE_ERRORS = (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError)
@@ -114,7 +118,7 @@ class Upstream:
                 write=settings.read_timeout,
                 pool=settings.connect_timeout,
             ),
-            limits=httpx.Limits(max_connections=None, max_keepalive_connections=32, keepalive_expiry=KEEPALIVE_EXPIRY),
+            limits=httpx.Limits(max_connections=None, max_keepalive_connections=MAX_IDLE_CONNECTIONS, keepalive_expiry=KEEPALIVE_EXPIRY),
             transport=transport,
             follow_redirects=False,
         )

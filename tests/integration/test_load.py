@@ -21,11 +21,11 @@ from bench.probed_proxy import Probed
 from proxy.app import create_app
 from proxy.logging_setup import configure_logging
 from proxy.settings import Settings
+from proxy.upstream import MAX_IDLE_CONNECTIONS as KEEPALIVE_POOL
 
 from .engines import real_engine
 from .servers import ServerThread
 
-KEEPALIVE_POOL = 32  # proxy.upstream: max_keepalive_connections
 
 
 @pytest.fixture(scope="module")
