@@ -117,13 +117,19 @@ class DisconnectWatch:
     """Runs awaitables until done or until the client disconnects, whichever comes first.
 
     Start it only once the request body has been read (or `body_done` is set):
-    it consumes `receive` to see the `http.disconnect` message.
+    it consumes `receive` to see the `http.disconnect` message. The guarded work
+    runs in the caller's own task (no task and no `asyncio.wait` per call: this
+    is on every request's path); a disconnect cancels that task while it is
+    inside `guard`, and `guard` turns that cancellation into ClientDisconnected.
     """
 
     def __init__(self, receive: Receive, body_done: asyncio.Event | None = None) -> None:
         self._receive = receive
         self._body_done = body_done
         self._task: asyncio.Task[None] | None = None
+        self._gone = False
+        self._guarded: asyncio.Task[Any] | None = None  # the task inside guard(), to cancel if the client leaves
+        self._cancelled_it = False
 
     async def __aenter__(self) -> DisconnectWatch:
         self._task = asyncio.ensure_future(self._wait_for_disconnect())
@@ -136,19 +142,32 @@ class DisconnectWatch:
     async def guard(self, work: Coroutine[Any, Any, T]) -> T:
         """The result of `work`; raises ClientDisconnected (and cancels `work`) if the client left."""
         assert self._task is not None, "use DisconnectWatch as an async context manager"
-        task = asyncio.ensure_future(work)
-        await asyncio.wait({task, self._task}, return_when=asyncio.FIRST_COMPLETED)
-        if task.done():
-            return task.result()
-        task.cancel()
-        await asyncio.gather(task, return_exceptions=True)
-        raise ClientDisconnected()
+        if self._gone:
+            work.close()
+            raise ClientDisconnected()
+        task = asyncio.current_task()
+        assert task is not None
+        outer, self._guarded = self._guarded, task
+        try:
+            return await work
+        except asyncio.CancelledError:
+            if self._cancelled_it:  # ours, unless something else cancelled the task too (then it goes on)
+                self._cancelled_it = False
+                if task.uncancel() == 0:
+                    raise ClientDisconnected() from None
+            raise
+        finally:
+            self._guarded = outer
 
     async def _wait_for_disconnect(self) -> None:
         if self._body_done is not None:
             await self._body_done.wait()
         while (await self._receive())["type"] != "http.disconnect":
             pass
+        self._gone = True
+        if self._guarded is not None and not self._cancelled_it:
+            self._cancelled_it = True
+            self._guarded.cancel()
 
 
 def _digest(key: bytes) -> bytes:
