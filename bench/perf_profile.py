@@ -78,6 +78,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--stream", action="store_true", help="streamed requests (default: non-stream)")
     parser.add_argument("--top", type=int, default=25)
+    parser.add_argument("--target", choices=("skillproxy", "bare"), default="skillproxy",
+                        help="the proxy to profile (bare: bench/bare_passthrough.py, for comparison)")
+    parser.add_argument("--rate", type=int, default=500, help="samples a second (py-spy -r)")
     parser.add_argument("--raw", type=Path, help="also keep py-spy's raw samples in this file")
     args = parser.parse_args(argv)
     if shutil.which("py-spy") is None:
@@ -86,15 +89,15 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="skillproxy-profile-") as tmp, ExitStack() as stack:
         folder = Path(tmp)
         direct = stack.enter_context(upstream_server(folder))
-        proxy = start_target(stack, "skillproxy", direct.port, folder, None)
+        proxy = start_target(stack, args.target, direct.port, folder, None)
         url = f"http://127.0.0.1:{proxy.port}/v1/chat/completions"
         run_wrk(url, lua_script(folder, "warm", ALWAYS if args.stream else NEVER), args.concurrency, 2)
         script = lua_script(folder, "profiled", ALWAYS if args.stream else NEVER)
         load = threading.Thread(target=run_wrk, args=(url, script, args.concurrency, args.seconds + 2))
         load.start()
         raw = folder / "profile.raw"
-        record = ["py-spy", "record", "--gil", "-p", str(proxy.pid), "-d", str(round(args.seconds)), "-f", "raw",
-                  "-o", str(raw)]
+        record = ["py-spy", "record", "--gil", "-r", str(args.rate), "-p", str(proxy.pid),
+                  "-d", str(round(args.seconds)), "-f", "raw", "-o", str(raw)]
         subprocess.run(record, check=True, capture_output=True)
         load.join()
         text = raw.read_text(encoding="utf-8")
@@ -102,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
             args.raw.write_text(text, encoding="utf-8")
     own, inclusive, packages, total = aggregate(text)
     mode = "stream" if args.stream else "non-stream"
-    print(f"# skillproxy under wrk, c{args.concurrency} {mode}: {total} samples\n")
+    print(f"# {args.target} under wrk, c{args.concurrency} {mode}: {total} samples\n")
     print(shares("own time by function", own, total, args.top))
     print(shares("inclusive time by function", inclusive, total, args.top))
     print(shares("own time by package", packages, total, args.top))

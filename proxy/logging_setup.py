@@ -35,10 +35,12 @@ SECRET_PATTERNS = (
 )
 # A key in a URL's query (`?key=AIza…`, `&api_key=…`), as Gemini-style and some self-hosted servers take it.
 QUERY_SECRET = re.compile(r"(?i)([?&](?:api[_-]?key|key|token|access[_-]?token|secret|password)=)[^&#\s\"']*")
-# Whatever any of the patterns above could match starts with one of these: text without them is clean.
-SUSPECT = re.compile(r"(?i)bearer|basic|sk-|[?&](?:api[_-]?key|key|token|access[_-]?token|secret|password)=")
 _OUR_HANDLER = "_skillproxy_handler"
 _OUR_FILE = "_skillproxy_log_file"
+
+
+_EMPTY = (None, "", [], ())
+_ATOMS = frozenset({int, float, bool, type(None)})
 
 
 class SecretRedactor:
@@ -48,11 +50,17 @@ class SecretRedactor:
         self._secrets = sorted({s for s in secrets if s and len(s) >= 4}, key=len, reverse=True)
 
     def __call__(self, _logger: Any, _name: str, event_dict: dict[str, Any]) -> dict[str, Any]:
-        return {key: self._clean(key, value) for key, value in event_dict.items()}
+        clean = self._clean
+        return {key: clean(key, value) for key, value in event_dict.items()}
 
     def _clean(self, key: Any, value: Any) -> Any:
-        if isinstance(key, str) and _is_secret_key(key) and value not in (None, "", [], ()):
+        if key.__class__ is str and _is_secret_key(key) and value not in _EMPTY:
             return REDACTED
+        kind = value.__class__
+        if kind is str:
+            return self._clean_text(value)
+        if kind in _ATOMS:  # the most common values: nothing to look at
+            return value
         if isinstance(value, str):
             return self._clean_text(value)
         if isinstance(value, dict):
@@ -70,12 +78,20 @@ class SecretRedactor:
         for secret in self._secrets:
             if secret in text:
                 text = text.replace(secret, REDACTED)
-        if not SUSPECT.search(text):  # most text: one scan, and nothing to replace
+        if not _may_hold_a_secret(text):  # most text: a few substring checks, and nothing to replace
             return text
         text = QUERY_SECRET.sub(lambda m: m.group(1) + REDACTED, text)
         for pattern in SECRET_PATTERNS:
             text = pattern.sub(lambda m: f"{m.group(1)} {REDACTED}" if m.groups() else REDACTED, text)
         return text
+
+
+def _may_hold_a_secret(text: str) -> bool:
+    """False only when none of the patterns above can match: no `bearer`/`basic`, no `sk-`, no `?x=`/`&x=`."""
+    if "sk-" in text or ("=" in text and ("?" in text or "&" in text)):
+        return True
+    lowered = text.lower()
+    return "bearer" in lowered or "basic" in lowered
 
 
 @functools.lru_cache(maxsize=1024)
