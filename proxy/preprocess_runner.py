@@ -13,10 +13,6 @@ What must not: know what the engine does inside, or touch the network.
 from __future__ import annotations
 
 import asyncio
-import contextvars
-import functools
-import os
-from concurrent.futures import ThreadPoolExecutor
 import time
 from typing import Any, Protocol
 
@@ -74,8 +70,7 @@ async def run_preprocessor(engine: ChatPreprocessor, body: dict[str, Any], timeo
     started = time.perf_counter()
     # The thread cannot be stopped on timeout, and it may still be reading `body` while the fallback
     # goes out: safe because neither the engine nor the shell ever changes a request in place.
-    call = functools.partial(contextvars.copy_context().run, engine.preprocess, body, options)
-    work = asyncio.get_running_loop().run_in_executor(_preprocess_pool(), call)
+    work = asyncio.to_thread(engine.preprocess, body, options)
     try:
         result = await asyncio.wait_for(work, timeout)
         fields["preprocess_ms"] = _ms_since(started)
@@ -90,16 +85,6 @@ async def run_preprocessor(engine: ChatPreprocessor, body: dict[str, Any], timeo
     elapsed_ms = fields["preprocess_ms"] = _ms_since(started)
     log.warning("preprocess_fallback", reason=reason, elapsed_ms=elapsed_ms)
     return engine.fallback(body, reason, options)
-
-
-_POOL: ThreadPoolExecutor | None = None
-
-
-def _preprocess_pool() -> ThreadPoolExecutor:
-    global _POOL
-    if _POOL is None:
-        _POOL = ThreadPoolExecutor(int(os.environ.get("SKP_THREADS", "1")), thread_name_prefix="skillproxy-preprocess")
-    return _POOL
 
 
 def log_decision_events(result: Preprocessed) -> None:
