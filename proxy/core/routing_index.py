@@ -14,17 +14,17 @@ What it must not know: queries, thresholds or how a decision is presented.
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from functools import lru_cache
 from types import MappingProxyType
-from typing import Mapping, NamedTuple, Sequence
+from typing import Iterator, KeysView, Mapping, NamedTuple, Sequence
 
-from proxy.core.routing_fields import BodyText, read_body_text, split_redirects
+from proxy.core.routing_fields import split_redirects
+from proxy.core.routing_terms import NAME_FILLER, FieldCounts, SkillTerms, referred_counts, skill_terms
 from proxy.core.skill import Skill
-from proxy.core.text_tokens import normalize, phrases, terms
+from proxy.core.text_tokens import normalize
 
 FIELD_WEIGHTS: Mapping[str, float] = MappingProxyType(
     {
@@ -50,13 +50,6 @@ MIN_POSTINGS = 40
 # the same for a 5-skill catalog as for a 400-skill one.
 MIN_DOCUMENTS = 300
 DISTINCTIVE_SHARE = 0.8  # a one-word name is fully distinctive when its idf reaches this share of the max
-# Words that make a name but say nothing about the task ("neo4j-cypher-skill").
-NAME_FILLER = frozenset({"skill", "skills", "pattern", "patterns", "guide", "tool", "tools"})
-_EXCLUSION = re.compile(
-    r"(?:\bnot for\b|\bdo not use\b|\bdon't use\b|\bdoes not (?:cover|handle|do)\b|\bnot intended for\b)"
-    r"[^.;\n]*",
-    re.IGNORECASE,
-)
 
 
 class Posting(NamedTuple):
@@ -108,43 +101,12 @@ class RoutingIndex:
         return self.fuzzy_vocab.get(len(term), ())
 
 
-def split_exclusions(description: str) -> tuple[str, str]:
-    """(positive text, "not for …" clauses) of a description."""
-    excluded = " ".join(m.group(0) for m in _EXCLUSION.finditer(description))
-    return _EXCLUSION.sub(" ", description), excluded
-
-
-def _field_terms(text: str) -> list[str]:
-    return terms(text) + phrases(text)
-
-
-def skill_fields(skill: Skill, body: BodyText = BodyText(), referred: str = "") -> dict[str, list[str]]:
-    """The terms of each routing field of one skill (`referred`: what other skills send here)."""
-    positive, _ = split_exclusions(split_redirects(skill.routing_description)[0])
-    fields = {
-        "referred": _field_terms(referred),
-        "name": _field_terms(skill.name),
-        "tags": [t for tag in skill.tags for t in _field_terms(tag)],
-        "description": _field_terms(positive),
-        "headings": [t for h in skill.headings for t in _field_terms(h)],
-        "opening": _field_terms(body.opening),
-        "use_when": _field_terms(body.use_when),
-        "body": terms(body.prose),
-    }
-    folder = _field_terms(skill.folder_name)
-    if set(folder) != set(fields["name"]):
-        fields["folder"] = folder
-    return fields
-
-
-def _features(skill: Skill, body: BodyText, matches: Mapping[str, Match], idf: Mapping[str, float], max_idf: float) -> SkillFeatures:
-    name_terms = frozenset(terms(skill.name)) - NAME_FILLER
-    _, excluded = split_exclusions(skill.routing_description)
+def _features(skill: Skill, analysed: SkillTerms, matches: SkillMatches, idf: Mapping[str, float],
+              max_idf: float) -> SkillFeatures:
+    name_terms = analysed.name_terms
     rarest = max((idf.get(t, max_idf) for t in name_terms), default=0.0)
     distinctive = 1.0 if len(name_terms) > 1 else min(1.0, rarest / (DISTINCTIVE_SHARE * max_idf))
-    # Whole phrases only from a body's "When not to use": its single words are often the skill's own topic.
-    avoid = frozenset(terms(excluded)) | frozenset(phrases(body.avoid_when))
-    return SkillFeatures(normalize(skill.name), name_terms, distinctive, avoid, matches)
+    return SkillFeatures(normalize(skill.name), name_terms, distinctive, analysed.avoid, matches)
 
 
 def _names(skills: Sequence[Skill]) -> Mapping[str, tuple[int, ...]]:
@@ -166,11 +128,11 @@ def _referrals(skills: Sequence[Skill], names: Mapping[str, tuple[int, ...]]) ->
     return {j: ". ".join(topics) for j, topics in found.items()}
 
 
-def _average_lengths(all_fields: Sequence[dict[str, list[str]]]) -> dict[str, float]:
+def _average_lengths(all_fields: Sequence[Sequence[FieldCounts]]) -> dict[str, float]:
     totals: Counter[str] = Counter()
     for fields in all_fields:
-        for field, words in fields.items():
-            totals[field] += len(words)
+        for field in fields:
+            totals[field.field] += field.length
     n = max(len(all_fields), 1)
     return {field: max(totals[field] / n, 1.0) for field in FIELD_WEIGHTS}
 
@@ -178,14 +140,14 @@ def _average_lengths(all_fields: Sequence[dict[str, list[str]]]) -> dict[str, fl
 _FIELD_BITS = {name: 1 << n for n, name in enumerate(FIELD_WEIGHTS)}
 
 
-def _pseudo_tf(fields: dict[str, list[str]], avg: dict[str, float]) -> tuple[dict[str, float], dict[str, int]]:
+def _pseudo_tf(fields: Sequence[FieldCounts], avg: dict[str, float]) -> tuple[dict[str, float], dict[str, int]]:
     """BM25F: length-normalised, field-weighted term frequency per term, and (as bits) where each was found."""
     tfs: dict[str, float] = {}
     where: dict[str, int] = {}
-    for field, words in fields.items():
+    for field, counts, length in fields:
         b, bit = _LENGTH_B[field], _FIELD_BITS[field]
-        scale = FIELD_WEIGHTS[field] / (1 - b + b * len(words) / avg[field])
-        for term, count in Counter(words).items():
+        scale = FIELD_WEIGHTS[field] / (1 - b + b * length / avg[field])
+        for term, count in counts:
             tfs[term] = tfs.get(term, 0.0) + scale * count
             where[term] = where.get(term, 0) | bit
     return tfs, where
@@ -208,56 +170,111 @@ def _by_length(vocab: Sequence[str], spread: float = 1.4) -> Mapping[int, tuple[
 Postings = dict[str, tuple[tuple[int, ...], tuple[float, ...]]]
 
 
-def _weigh(per_skill: Sequence[tuple[dict[str, float], dict[str, int]]], idf: Mapping[str, float]) -> tuple[list[dict[str, Match]], Postings]:
+class SkillMatches(Mapping[str, Match]):
+    """One skill's term → `Match`, each made when asked for from the skill's weights and field
+    bits: a build would otherwise make one object per skill and term (100,000 at 400 skills),
+    and routing only ever reads those of the few shortlisted skills."""
+
+    __slots__ = ("_weights", "_where")
+
+    def __init__(self, weights: dict[str, float], where: dict[str, int]) -> None:
+        self._weights, self._where = weights, where
+
+    def __getitem__(self, term: str) -> Match:
+        return Match(self._weights[term], _field_names(self._where[term]))
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._weights)
+
+    def __len__(self) -> int:
+        return len(self._weights)
+
+    def __contains__(self, term: object) -> bool:
+        return term in self._weights
+
+    def keys(self) -> KeysView[str]:
+        return self._weights.keys()
+
+
+def _weigh(per_skill: Sequence[tuple[dict[str, float], dict[str, int]]], idf: Mapping[str, float]) -> tuple[list[SkillMatches], Postings]:
     """Per skill, term → BM25F weight and fields, and the postings of every term. Light matches
     are dropped, and a common term keeps only the skills that hold it most strongly."""
-    found: list[dict[str, Match]] = []
+    kept: list[dict[str, float]] = []
     holders: dict[str, list[int]] = {}
     weights: dict[str, list[float]] = {}
-    for i, (tfs, where) in enumerate(per_skill):
-        kept: dict[str, Match] = {}
+    k1_plus_1 = K1 + 1
+    for i, (tfs, _) in enumerate(per_skill):
+        strong: dict[str, float] = {}
         for term, tf in tfs.items():
-            weight = idf[term] * tf * (K1 + 1) / (tf + K1)
+            weight = idf[term] * tf * k1_plus_1 / (tf + K1)
             if weight >= MIN_WEIGHT:
-                kept[term] = Match(weight, _field_names(where[term]))
-                holders.setdefault(term, []).append(i)
-                weights.setdefault(term, []).append(weight)
-        found.append(kept)
+                strong[term] = weight
+                skills = holders.get(term)
+                if skills is None:
+                    holders[term], weights[term] = [i], [weight]
+                else:
+                    skills.append(i)
+                    weights[term].append(weight)
+        kept.append(strong)
     cap = max(MIN_POSTINGS, int(len(per_skill) * MAX_POSTINGS_SHARE))
-    postings: Postings = {}
-    for term, skills in holders.items():
-        ws = weights[term]
-        if len(skills) > cap:
-            best = sorted(range(len(skills)), key=lambda k: (-ws[k], skills[k]))[:cap]
-            for k in set(range(len(skills))) - set(best):
-                del found[skills[k]][term]
-            best.sort()
-            skills, ws = [skills[k] for k in best], [ws[k] for k in best]
-        postings[term] = (tuple(skills), tuple(ws))
-    return found, postings
+    postings = {term: _capped(term, skills, weights[term], cap, kept) for term, skills in holders.items()}
+    return [SkillMatches(strong, where) for strong, (_, where) in zip(kept, per_skill)], postings
+
+
+def _capped(term: str, skills: list[int], weights: list[float], cap: int,
+            kept: list[dict[str, float]]) -> tuple[tuple[int, ...], tuple[float, ...]]:
+    """A term's postings; past `cap` holders only the strongest stay (and the others forget the term)."""
+    if len(skills) > cap:
+        best = sorted(range(len(skills)), key=lambda k: (-weights[k], skills[k]))
+        for k in best[cap:]:
+            del kept[skills[k]][term]
+        best = sorted(best[:cap])
+        skills, weights = [skills[k] for k in best], [weights[k] for k in best]
+    return tuple(skills), tuple(weights)
+
+
+def _document_frequencies(per_skill: Sequence[tuple[dict[str, float], dict[str, int]]]) -> Counter[str]:
+    df: Counter[str] = Counter()
+    for tfs, _ in per_skill:
+        df.update(tfs.keys())
+    return df
+
+
+def _idf(df: Mapping[str, int], n: int) -> dict[str, float]:
+    """BM25's idf of every term; computed once per distinct document frequency."""
+    by_df = {d: math.log(1 + (n - d + 0.5) / (d + 0.5)) for d in set(df.values())}
+    return {t: by_df[d] for t, d in df.items()}
 
 
 def build_index(skills: Sequence[Skill]) -> RoutingIndex:
-    """Index the model-invocable skills of a catalog (others are never routed)."""
+    """Index the model-invocable skills of a catalog (others are never routed).
+
+    Each skill's terms come from `skill_terms` (analysed once per content); what is
+    done here for every skill on every build is summing and weighing them.
+    """
     routable = tuple(s for s in skills if s.model_invocable)
     names = _names(routable)
     referred = _referrals(routable, names)
-    bodies = [read_body_text(s.skill_file) for s in routable]
-    all_fields = [skill_fields(s, b, referred.get(i, "")) for i, (s, b) in enumerate(zip(routable, bodies))]
+    analysed = [skill_terms(s) for s in routable]
+    all_fields = [_with_referred(a.fields, referred.get(i)) for i, a in enumerate(analysed)]
     avg = _average_lengths(all_fields)
     per_skill = [_pseudo_tf(f, avg) for f in all_fields]
-    df = Counter(term for tfs, _ in per_skill for term in tfs)
     n = max(len(routable), MIN_DOCUMENTS)
-    idf = {t: math.log(1 + (n - d + 0.5) / (d + 0.5)) for t, d in df.items()}
+    idf = _idf(_document_frequencies(per_skill), n)
     matches, postings = _weigh(per_skill, idf)
-    vocab = sorted({t for f in all_fields for k in ("name", "folder", "tags") for t in f.get(k, ()) if len(t) >= 4 and " " not in t})
+    vocab = sorted({t for a in analysed for t in a.typo_vocab})
     max_idf = math.log(1 + (n + 0.5) / 1.5)
     return RoutingIndex(
         skills=routable,
-        features=tuple(_features(s, b, m, idf, max_idf) for s, b, m in zip(routable, bodies, matches)),
+        features=tuple(_features(s, a, m, idf, max_idf) for s, a, m in zip(routable, analysed, matches)),
         postings=postings,
         idf=idf,
         by_name=names,
         name_heads=frozenset(name.split("-", 1)[0] for name in names if "-" in name),
         fuzzy_vocab=_by_length(vocab),
     )
+
+
+def _with_referred(fields: tuple[FieldCounts, ...], referred: str | None) -> tuple[FieldCounts, ...]:
+    """A skill's fields with what other skills send to it first (the order `skill_fields` gives)."""
+    return (referred_counts(referred), *fields) if referred else fields
