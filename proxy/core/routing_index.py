@@ -14,15 +14,15 @@ What it must not know: queries, thresholds or how a decision is presented.
 from __future__ import annotations
 
 import math
-from collections import Counter
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
-from functools import lru_cache
 from types import MappingProxyType
 from typing import Iterator, KeysView, Mapping, NamedTuple, Sequence
 
 from proxy.core.routing_fields import split_redirects
-from proxy.core.routing_terms import NAME_FILLER, FieldCounts, SkillTerms, referred_counts, skill_terms
+from proxy.core.routing_terms import (FIELD_BITS, NAME_FILLER, FieldCounts, SkillTerms, field_names,
+                                      referred_counts, skill_terms)
 from proxy.core.skill import Skill
 from proxy.core.text_tokens import normalize
 
@@ -137,26 +137,36 @@ def _average_lengths(all_fields: Sequence[Sequence[FieldCounts]]) -> dict[str, f
     return {field: max(totals[field] / n, 1.0) for field in FIELD_WEIGHTS}
 
 
-_FIELD_BITS = {name: 1 << n for n, name in enumerate(FIELD_WEIGHTS)}
+def _pseudo_tf(analysed: SkillTerms, referred: FieldCounts | None, avg: dict[str, float]) -> tuple[dict[str, float], Mapping[str, int]]:
+    """BM25F: length-normalised, field-weighted term frequency per term, and (as bits) where each was found.
+
+    A term's frequency is summed over its fields in field order, whichever way it is computed."""
+    if referred is not None:
+        return _pseudo_tf_referred((referred, *analysed.fields), avg)
+    tfs: dict[str, float] = {}
+    for field in analysed.fields:
+        scale = _scale(field, avg)
+        tfs.update(zip(field.fresh, map(scale.__mul__, field.fresh_counts)))
+        for term, count in field.again:
+            tfs[term] += scale * count
+    return tfs, analysed.where
 
 
-def _pseudo_tf(fields: Sequence[FieldCounts], avg: dict[str, float]) -> tuple[dict[str, float], dict[str, int]]:
-    """BM25F: length-normalised, field-weighted term frequency per term, and (as bits) where each was found."""
+def _pseudo_tf_referred(fields: Sequence[FieldCounts], avg: dict[str, float]) -> tuple[dict[str, float], dict[str, int]]:
+    """`_pseudo_tf` of a skill other skills send to: the "referred" field comes first."""
     tfs: dict[str, float] = {}
     where: dict[str, int] = {}
-    for field, counts, length in fields:
-        b, bit = _LENGTH_B[field], _FIELD_BITS[field]
-        scale = FIELD_WEIGHTS[field] / (1 - b + b * length / avg[field])
-        for term, count in counts:
+    for field in fields:
+        scale, bit = _scale(field, avg), FIELD_BITS[field.field]
+        for term, count in field.counts:
             tfs[term] = tfs.get(term, 0.0) + scale * count
             where[term] = where.get(term, 0) | bit
     return tfs, where
 
 
-@lru_cache(maxsize=1024)
-def _field_names(bits: int) -> tuple[str, ...]:
-    """The fields of a bit set, in FIELD_WEIGHTS order (name first, body last)."""
-    return tuple(name for name, bit in _FIELD_BITS.items() if bits & bit)
+def _scale(field: FieldCounts, avg: dict[str, float]) -> float:
+    b = _LENGTH_B[field.field]
+    return FIELD_WEIGHTS[field.field] / (1 - b + b * field.length / avg[field.field])
 
 
 def _by_length(vocab: Sequence[str], spread: float = 1.4) -> Mapping[int, tuple[str, ...]]:
@@ -177,11 +187,11 @@ class SkillMatches(Mapping[str, Match]):
 
     __slots__ = ("_weights", "_where")
 
-    def __init__(self, weights: dict[str, float], where: dict[str, int]) -> None:
+    def __init__(self, weights: dict[str, float], where: Mapping[str, int]) -> None:
         self._weights, self._where = weights, where
 
     def __getitem__(self, term: str) -> Match:
-        return Match(self._weights[term], _field_names(self._where[term]))
+        return Match(self._weights[term], field_names(self._where[term]))
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._weights)
@@ -196,41 +206,34 @@ class SkillMatches(Mapping[str, Match]):
         return self._weights.keys()
 
 
-def _weigh(per_skill: Sequence[tuple[dict[str, float], dict[str, int]]], idf: Mapping[str, float]) -> tuple[list[SkillMatches], Postings]:
+def _weigh(per_skill: Sequence[tuple[dict[str, float], Mapping[str, int]]], idf: Mapping[str, float]) -> tuple[list[SkillMatches], Postings]:
     """Per skill, term → BM25F weight and fields, and the postings of every term. Light matches
     are dropped, and a common term keeps only the skills that hold it most strongly."""
     kept: list[dict[str, float]] = []
-    holders: dict[str, list[int]] = {}
-    weights: dict[str, list[float]] = {}
+    holders: defaultdict[str, list[int]] = defaultdict(list)
+    weights: defaultdict[str, list[float]] = defaultdict(list)
     k1_plus_1 = K1 + 1
     for i, (tfs, _) in enumerate(per_skill):
-        strong: dict[str, float] = {}
-        for term, tf in tfs.items():
-            weight = idf[term] * tf * k1_plus_1 / (tf + K1)
-            if weight >= MIN_WEIGHT:
-                strong[term] = weight
-                skills = holders.get(term)
-                if skills is None:
-                    holders[term], weights[term] = [i], [weight]
-                else:
-                    skills.append(i)
-                    weights[term].append(weight)
+        strong = {t: w for t, tf in tfs.items() if (w := idf[t] * tf * k1_plus_1 / (tf + K1)) >= MIN_WEIGHT}
+        for term, weight in strong.items():
+            holders[term].append(i)
+            weights[term].append(weight)
         kept.append(strong)
     cap = max(MIN_POSTINGS, int(len(per_skill) * MAX_POSTINGS_SHARE))
-    postings = {term: _capped(term, skills, weights[term], cap, kept) for term, skills in holders.items()}
+    postings = {term: (tuple(skills), tuple(weights[term])) for term, skills in holders.items()}
+    for term in [term for term, skills in holders.items() if len(skills) > cap]:
+        postings[term] = _capped(term, holders[term], weights[term], cap, kept)
     return [SkillMatches(strong, where) for strong, (_, where) in zip(kept, per_skill)], postings
 
 
 def _capped(term: str, skills: list[int], weights: list[float], cap: int,
             kept: list[dict[str, float]]) -> tuple[tuple[int, ...], tuple[float, ...]]:
-    """A term's postings; past `cap` holders only the strongest stay (and the others forget the term)."""
-    if len(skills) > cap:
-        best = sorted(range(len(skills)), key=lambda k: (-weights[k], skills[k]))
-        for k in best[cap:]:
-            del kept[skills[k]][term]
-        best = sorted(best[:cap])
-        skills, weights = [skills[k] for k in best], [weights[k] for k in best]
-    return tuple(skills), tuple(weights)
+    """The postings of a term held by more than `cap` skills: the strongest only (the others forget it)."""
+    best = sorted(range(len(skills)), key=lambda k: (-weights[k], skills[k]))
+    for k in best[cap:]:
+        del kept[skills[k]][term]
+    chosen = sorted(best[:cap])
+    return tuple(skills[k] for k in chosen), tuple(weights[k] for k in chosen)
 
 
 def _document_frequencies(per_skill: Sequence[tuple[dict[str, float], dict[str, int]]]) -> Counter[str]:
@@ -256,9 +259,9 @@ def build_index(skills: Sequence[Skill]) -> RoutingIndex:
     names = _names(routable)
     referred = _referrals(routable, names)
     analysed = [skill_terms(s) for s in routable]
-    all_fields = [_with_referred(a.fields, referred.get(i)) for i, a in enumerate(analysed)]
-    avg = _average_lengths(all_fields)
-    per_skill = [_pseudo_tf(f, avg) for f in all_fields]
+    referred_fields = [referred_counts(referred[i]) if i in referred else None for i in range(len(routable))]
+    avg = _average_lengths([(r, *a.fields) if r else a.fields for a, r in zip(analysed, referred_fields)])
+    per_skill = [_pseudo_tf(a, r, avg) for a, r in zip(analysed, referred_fields)]
     n = max(len(routable), MIN_DOCUMENTS)
     idf = _idf(_document_frequencies(per_skill), n)
     matches, postings = _weigh(per_skill, idf)
@@ -274,7 +277,3 @@ def build_index(skills: Sequence[Skill]) -> RoutingIndex:
         fuzzy_vocab=_by_length(vocab),
     )
 
-
-def _with_referred(fields: tuple[FieldCounts, ...], referred: str | None) -> tuple[FieldCounts, ...]:
-    """A skill's fields with what other skills send to it first (the order `skill_fields` gives)."""
-    return (referred_counts(referred), *fields) if referred else fields

@@ -20,8 +20,9 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from functools import lru_cache
-from typing import NamedTuple
+from typing import Mapping, NamedTuple
 
 from proxy.core.routing_fields import BodyText, read_body_text, split_redirects
 from proxy.core.skill import Skill
@@ -40,18 +41,30 @@ _TYPO_FIELDS = ("name", "folder", "tags")
 NAME_FILLER = frozenset({"skill", "skills", "pattern", "patterns", "guide", "tool", "tools"})
 
 
+# The routing fields in the order reasons name them, and each field's bit in a "found in" set.
+FIELDS = ("name", "folder", "tags", "description", "headings", "referred", "opening", "use_when", "body")
+FIELD_BITS = {name: 1 << n for n, name in enumerate(FIELDS)}
+
+
 class FieldCounts(NamedTuple):
-    """One routing field of one skill: each term and how often it occurs (first occurrence first)."""
+    """One routing field of one skill: each term and how often it occurs (first occurrence first).
+
+    `fresh`/`fresh_counts` are the terms no earlier field of the skill has, `again` the others:
+    summing a skill's fields in order then needs a lookup only for the few repeated terms."""
 
     field: str
     counts: tuple[tuple[str, int], ...]
     length: int  # terms in the field, repeats included (BM25's document length)
+    fresh: tuple[str, ...] = ()
+    fresh_counts: tuple[int, ...] = ()
+    again: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass(frozen=True)
 class SkillTerms:
     body: BodyText
     fields: tuple[FieldCounts, ...]  # in `skill_fields` order, without "referred"
+    where: Mapping[str, int] = dataclass_field(compare=False)  # term → bits of the fields holding it (no "referred")
     typo_vocab: tuple[str, ...]  # name, folder and tag terms of 4+ letters a typo could stand for
     name_terms: frozenset[str]  # informative name terms (filler words removed)
     avoid: frozenset[str]  # terms of "not for …" clauses and phrases of "When not to use" sections
@@ -90,6 +103,21 @@ def counted(field: str, words: list[str]) -> FieldCounts:
     return FieldCounts(field, tuple(Counter(words).items()), len(words))
 
 
+def _split_fresh(fields: list[FieldCounts]) -> tuple[tuple[FieldCounts, ...], dict[str, int]]:
+    """The fields with their fresh and repeated terms told apart, and where each term is."""
+    where: dict[str, int] = {}
+    split: list[FieldCounts] = []
+    for field in fields:
+        fresh = [(term, count) for term, count in field.counts if term not in where]
+        again = tuple((term, count) for term, count in field.counts if term in where)
+        split.append(field._replace(fresh=tuple(t for t, _ in fresh), fresh_counts=tuple(c for _, c in fresh),
+                                    again=again))
+        bit = FIELD_BITS[field.field]
+        for term, _ in field.counts:
+            where[term] = where.get(term, 0) | bit
+    return tuple(split), where
+
+
 @lru_cache(maxsize=CACHED_SKILLS)
 def skill_terms(skill: Skill) -> SkillTerms:
     """The analysis of one skill (its SKILL.md body read once), cached by the skill's value."""
@@ -100,11 +128,17 @@ def skill_terms(skill: Skill) -> SkillTerms:
     _, excluded = split_exclusions(skill.routing_description)
     # Whole phrases only from a body's "When not to use": its single words are often the skill's own topic.
     avoid = frozenset(terms(excluded)) | frozenset(phrases(body.avoid_when))
-    return SkillTerms(body, tuple(counted(k, words) for k, words in fields.items()), tuple(sorted(vocab)),
-                      frozenset(terms(skill.name)) - NAME_FILLER, avoid)
+    split, where = _split_fresh([counted(k, words) for k, words in fields.items()])
+    return SkillTerms(body, split, where, tuple(sorted(vocab)), frozenset(terms(skill.name)) - NAME_FILLER, avoid)
 
 
 @lru_cache(maxsize=CACHED_SKILLS)
 def referred_counts(text: str) -> FieldCounts:
     """The "referred" field of a skill: the topics other skills' descriptions send to it."""
     return counted("referred", field_terms(text))
+
+
+@lru_cache(maxsize=1024)
+def field_names(bits: int) -> tuple[str, ...]:
+    """The fields of a bit set, in FIELDS order (name first, body last)."""
+    return tuple(name for name, bit in FIELD_BITS.items() if bits & bit)
