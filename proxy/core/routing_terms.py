@@ -138,6 +138,12 @@ def referred_counts(text: str) -> FieldCounts:
     return counted("referred", field_terms(text))
 
 
+def clear_term_cache() -> None:
+    """Forget every kept analysis (for a from-scratch build, as tests compare with)."""
+    skill_terms.cache_clear()
+    referred_counts.cache_clear()
+
+
 @lru_cache(maxsize=1024)
 def field_names(bits: int) -> tuple[str, ...]:
     """The fields of a bit set, in FIELDS order (name first, body last)."""

@@ -10,6 +10,11 @@ a binary SKILL.md is skipped, a description is cut at `MAX_KEPT_DESCRIPTION_CHAR
 (it goes into every routed packet), a name too long to type is replaced by the
 folder name, metadata is made JSON-safe, and at most `MAX_FINDINGS_PER_RULE`
 warnings of one rule are kept, each at most `MAX_FINDING_CHARS` long.
+
+Reloads stay cheap: the parse of a SKILL.md text (frontmatter, headings, first
+paragraph) is kept by the text's sha256 for the last `CACHED_TEXTS` texts, so
+a reload parses only the files whose text changed; everything read from disk
+(the file itself, skill.json, the folder listing) is read again every time.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import datetime
 import hashlib
 import json
 import math
+import threading
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
@@ -77,6 +83,7 @@ class _Parsed(NamedTuple):
 
 
 _PARSED: dict[str, _Parsed] = {}  # digest of a SKILL.md text → its parse, oldest first
+_PARSED_LOCK = threading.Lock()  # the watcher and a CLI command may load at once
 
 
 def _parsed(text: str) -> tuple[_Parsed, str]:
@@ -86,15 +93,23 @@ def _parsed(text: str) -> tuple[_Parsed, str]:
     is most of the cost of a load. Callers never mutate what this returns.
     """
     digest = hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()
-    found = _PARSED.pop(digest, None)
+    with _PARSED_LOCK:
+        found = _PARSED.pop(digest, None)
     if found is None:
         parsed = parse_skill_text(text)
         found = _Parsed(parsed.fields, parsed.raw_keys, parsed.problems, headings(parsed.body),
                         first_paragraph(parsed.body))
-        while len(_PARSED) >= CACHED_TEXTS:
-            _PARSED.pop(next(iter(_PARSED)), None)
-    _PARSED[digest] = found  # (again) the newest
+    with _PARSED_LOCK:
+        _PARSED[digest] = found  # (again) the newest
+        while len(_PARSED) > CACHED_TEXTS:
+            del _PARSED[next(iter(_PARSED))]
     return found, digest
+
+
+def clear_parse_cache() -> None:
+    """Forget every kept parse (for a from-scratch load, as tests compare with)."""
+    with _PARSED_LOCK:
+        _PARSED.clear()
 
 
 def _file_problems(file_text: FileText, max_bytes: int) -> list[Problem]:
