@@ -8,6 +8,12 @@ field-weighted BM25 weight (BM25F), plus the small per-skill features the
 scorer explains itself with. Routing a message then costs the postings of its
 terms, never a rescan of the catalog.
 
+A rebuild after a reload re-analyses only the skills that changed: each
+skill's counted field terms come from `routing_terms` (kept by the skill's
+content); what is redone here for every skill is the global part (field
+lengths, document frequencies, BM25F weights, the postings), summed in the
+same order as from scratch, so every weight is bit-identical.
+
 What it must not know: queries, thresholds or how a decision is presented.
 """
 
