@@ -148,7 +148,7 @@ def _pseudo_tf(analysed: SkillTerms, referred: FieldCounts | None, avg: dict[str
 
     A term's frequency is summed over its fields in field order, whichever way it is computed."""
     if referred is not None:
-        return _pseudo_tf_referred((referred, *analysed.fields), avg)
+        return _plain_pseudo_tf((referred, *analysed.fields), avg)
     tfs: dict[str, float] = {}
     for field in analysed.fields:
         scale = _scale(field, avg)
@@ -158,8 +158,9 @@ def _pseudo_tf(analysed: SkillTerms, referred: FieldCounts | None, avg: dict[str
     return tfs, analysed.where
 
 
-def _pseudo_tf_referred(fields: Sequence[FieldCounts], avg: dict[str, float]) -> tuple[dict[str, float], dict[str, int]]:
-    """`_pseudo_tf` of a skill other skills send to: the "referred" field comes first."""
+def _plain_pseudo_tf(fields: Sequence[FieldCounts], avg: dict[str, float]) -> tuple[dict[str, float], dict[str, int]]:
+    """`_pseudo_tf` term by term: for a skill other skills send to, whose "referred" field comes
+    first (so the cached split into fresh and repeated terms does not hold)."""
     tfs: dict[str, float] = {}
     where: dict[str, int] = {}
     for field in fields:

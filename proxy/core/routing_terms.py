@@ -62,6 +62,8 @@ class FieldCounts(NamedTuple):
 
 @dataclass(frozen=True)
 class SkillTerms:
+    """Everything routing needs about one skill that no other skill changes."""
+
     body: BodyText
     fields: tuple[FieldCounts, ...]  # in `skill_fields` order, without "referred"
     where: Mapping[str, int] = dataclass_field(compare=False)  # term → bits of the fields holding it (no "referred")

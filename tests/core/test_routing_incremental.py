@@ -18,7 +18,7 @@ import pytest
 
 from proxy.core.catalog import Catalog, load_catalog
 from proxy.core.router import SkillRouter
-from proxy.core.routing_index import FIELD_WEIGHTS, RoutingIndex, _average_lengths, _pseudo_tf, _pseudo_tf_referred
+from proxy.core.routing_index import FIELD_WEIGHTS, RoutingIndex, _average_lengths, _pseudo_tf, _plain_pseudo_tf
 from proxy.core.routing_terms import FIELDS, clear_term_cache, skill_fields, skill_terms
 from proxy.core.skill import Skill
 from proxy.core.skill_loader import clear_parse_cache
@@ -155,7 +155,7 @@ def assert_cached_sums_are_the_plain_sums(skills: tuple[Skill, ...]) -> None:
         assert [(f.field, f.counts, f.length) for f in a.fields] == [
             (k, tuple(Counter(words).items()), len(words)) for k, words in plain.items()]
         shortcut, where = _pseudo_tf(a, None, avg)
-        summed, summed_where = _pseudo_tf_referred(a.fields, avg)
+        summed, summed_where = _plain_pseudo_tf(a.fields, avg)
         assert list(shortcut.items()) == list(summed.items())
         assert dict(where) == summed_where
 
