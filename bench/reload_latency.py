@@ -8,7 +8,9 @@
 It starts `python -m proxy serve` on a temporary skill root (this checkout's
 code), then for each round writes a new skill folder, edits its description and
 deletes it (`--extra-root` adds roots of other skills, to see how the
-size of the catalog counts: every reload rebuilds it and the router). After each change it polls `GET /v1/skills/{name}` every 5 ms until the
+size of the catalog counts: every reload re-reads it and re-weighs the router, though
+only changed skills are parsed and analysed again). After each change it polls
+`GET /v1/skills/{name}` every 5 ms until the
 change shows, and reports the time from the write to the first answer that
 shows it (milliseconds; median and max per kind). It also counts the
 `catalog_reloaded` lines the proxy logged: one per change is expected.

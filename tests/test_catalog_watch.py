@@ -147,3 +147,21 @@ def test_a_failing_rebuild_or_listener_keeps_the_catalog_in_use(live, monkeypatc
     assert events_named(captured, "catalog_listener_failed")[0]["error"].startswith("ZeroDivisionError")
     failed = events_named(captured, "catalog_reload_failed")
     assert failed and failed[0]["skills"] == 1 and failed[0]["log_level"] == "error"
+
+
+def test_a_reload_runs_with_the_collector_paused_and_restores_it(make_skill, tmp_path):
+    """A rebuild's small objects would set off full collections mid-reload; after it, the collector is as it was."""
+    import gc
+
+    make_skill("a", SKILL.format(name="a", desc="first"))
+    catalog = LiveCatalog([str(tmp_path / "skills")])
+    during = []
+    catalog.subscribe(lambda old, new: during.append(gc.isenabled()))
+    catalog.reload()
+    assert during == [False] and gc.isenabled()
+    gc.disable()
+    try:
+        catalog.reload()
+        assert during == [False, False] and not gc.isenabled()  # left off: it was off
+    finally:
+        gc.enable()

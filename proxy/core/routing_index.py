@@ -8,23 +8,29 @@ field-weighted BM25 weight (BM25F), plus the small per-skill features the
 scorer explains itself with. Routing a message then costs the postings of its
 terms, never a rescan of the catalog.
 
+A rebuild after a reload re-analyses only the skills that changed: each
+skill's counted field terms come from `routing_terms` (kept by the skill's
+content); what is redone here for every skill is the global part (field
+lengths, document frequencies, BM25F weights, the postings), summed in the
+same order as from scratch, so every weight is bit-identical.
+
 What it must not know: queries, thresholds or how a decision is presented.
 """
 
 from __future__ import annotations
 
 import math
-import re
-from collections import Counter
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
-from functools import lru_cache
 from types import MappingProxyType
-from typing import Mapping, NamedTuple, Sequence
+from typing import Iterator, KeysView, Mapping, NamedTuple, Sequence
 
-from proxy.core.routing_fields import BodyText, read_body_text, split_redirects
+from proxy.core.routing_fields import split_redirects
+from proxy.core.routing_terms import (FIELD_BITS, NAME_FILLER, FieldCounts, SkillTerms, field_names,
+                                      referred_counts, skill_terms)
 from proxy.core.skill import Skill
-from proxy.core.text_tokens import normalize, phrases, terms
+from proxy.core.text_tokens import normalize
 
 FIELD_WEIGHTS: Mapping[str, float] = MappingProxyType(
     {
@@ -50,13 +56,6 @@ MIN_POSTINGS = 40
 # the same for a 5-skill catalog as for a 400-skill one.
 MIN_DOCUMENTS = 300
 DISTINCTIVE_SHARE = 0.8  # a one-word name is fully distinctive when its idf reaches this share of the max
-# Words that make a name but say nothing about the task ("neo4j-cypher-skill").
-NAME_FILLER = frozenset({"skill", "skills", "pattern", "patterns", "guide", "tool", "tools"})
-_EXCLUSION = re.compile(
-    r"(?:\bnot for\b|\bdo not use\b|\bdon't use\b|\bdoes not (?:cover|handle|do)\b|\bnot intended for\b)"
-    r"[^.;\n]*",
-    re.IGNORECASE,
-)
 
 
 class Posting(NamedTuple):
@@ -108,43 +107,12 @@ class RoutingIndex:
         return self.fuzzy_vocab.get(len(term), ())
 
 
-def split_exclusions(description: str) -> tuple[str, str]:
-    """(positive text, "not for …" clauses) of a description."""
-    excluded = " ".join(m.group(0) for m in _EXCLUSION.finditer(description))
-    return _EXCLUSION.sub(" ", description), excluded
-
-
-def _field_terms(text: str) -> list[str]:
-    return terms(text) + phrases(text)
-
-
-def skill_fields(skill: Skill, body: BodyText = BodyText(), referred: str = "") -> dict[str, list[str]]:
-    """The terms of each routing field of one skill (`referred`: what other skills send here)."""
-    positive, _ = split_exclusions(split_redirects(skill.routing_description)[0])
-    fields = {
-        "referred": _field_terms(referred),
-        "name": _field_terms(skill.name),
-        "tags": [t for tag in skill.tags for t in _field_terms(tag)],
-        "description": _field_terms(positive),
-        "headings": [t for h in skill.headings for t in _field_terms(h)],
-        "opening": _field_terms(body.opening),
-        "use_when": _field_terms(body.use_when),
-        "body": terms(body.prose),
-    }
-    folder = _field_terms(skill.folder_name)
-    if set(folder) != set(fields["name"]):
-        fields["folder"] = folder
-    return fields
-
-
-def _features(skill: Skill, body: BodyText, matches: Mapping[str, Match], idf: Mapping[str, float], max_idf: float) -> SkillFeatures:
-    name_terms = frozenset(terms(skill.name)) - NAME_FILLER
-    _, excluded = split_exclusions(skill.routing_description)
+def _features(skill: Skill, analysed: SkillTerms, matches: SkillMatches, idf: Mapping[str, float],
+              max_idf: float) -> SkillFeatures:
+    name_terms = analysed.name_terms
     rarest = max((idf.get(t, max_idf) for t in name_terms), default=0.0)
     distinctive = 1.0 if len(name_terms) > 1 else min(1.0, rarest / (DISTINCTIVE_SHARE * max_idf))
-    # Whole phrases only from a body's "When not to use": its single words are often the skill's own topic.
-    avoid = frozenset(terms(excluded)) | frozenset(phrases(body.avoid_when))
-    return SkillFeatures(normalize(skill.name), name_terms, distinctive, avoid, matches)
+    return SkillFeatures(normalize(skill.name), name_terms, distinctive, analysed.avoid, matches)
 
 
 def _names(skills: Sequence[Skill]) -> Mapping[str, tuple[int, ...]]:
@@ -166,35 +134,46 @@ def _referrals(skills: Sequence[Skill], names: Mapping[str, tuple[int, ...]]) ->
     return {j: ". ".join(topics) for j, topics in found.items()}
 
 
-def _average_lengths(all_fields: Sequence[dict[str, list[str]]]) -> dict[str, float]:
+def _average_lengths(all_fields: Sequence[Sequence[FieldCounts]]) -> dict[str, float]:
     totals: Counter[str] = Counter()
     for fields in all_fields:
-        for field, words in fields.items():
-            totals[field] += len(words)
+        for field in fields:
+            totals[field.field] += field.length
     n = max(len(all_fields), 1)
     return {field: max(totals[field] / n, 1.0) for field in FIELD_WEIGHTS}
 
 
-_FIELD_BITS = {name: 1 << n for n, name in enumerate(FIELD_WEIGHTS)}
+def _pseudo_tf(analysed: SkillTerms, referred: FieldCounts | None, avg: dict[str, float]) -> tuple[dict[str, float], Mapping[str, int]]:
+    """BM25F: length-normalised, field-weighted term frequency per term, and (as bits) where each was found.
+
+    A term's frequency is summed over its fields in field order, whichever way it is computed."""
+    if referred is not None:
+        return _plain_pseudo_tf((referred, *analysed.fields), avg)
+    tfs: dict[str, float] = {}
+    for field in analysed.fields:
+        scale = _scale(field, avg)
+        tfs.update(zip(field.fresh, map(scale.__mul__, field.fresh_counts)))
+        for term, count in field.again:
+            tfs[term] += scale * count
+    return tfs, analysed.where
 
 
-def _pseudo_tf(fields: dict[str, list[str]], avg: dict[str, float]) -> tuple[dict[str, float], dict[str, int]]:
-    """BM25F: length-normalised, field-weighted term frequency per term, and (as bits) where each was found."""
+def _plain_pseudo_tf(fields: Sequence[FieldCounts], avg: dict[str, float]) -> tuple[dict[str, float], dict[str, int]]:
+    """`_pseudo_tf` term by term: for a skill other skills send to, whose "referred" field comes
+    first (so the cached split into fresh and repeated terms does not hold)."""
     tfs: dict[str, float] = {}
     where: dict[str, int] = {}
-    for field, words in fields.items():
-        b, bit = _LENGTH_B[field], _FIELD_BITS[field]
-        scale = FIELD_WEIGHTS[field] / (1 - b + b * len(words) / avg[field])
-        for term, count in Counter(words).items():
+    for field in fields:
+        scale, bit = _scale(field, avg), FIELD_BITS[field.field]
+        for term, count in field.counts:
             tfs[term] = tfs.get(term, 0.0) + scale * count
             where[term] = where.get(term, 0) | bit
     return tfs, where
 
 
-@lru_cache(maxsize=1024)
-def _field_names(bits: int) -> tuple[str, ...]:
-    """The fields of a bit set, in FIELD_WEIGHTS order (name first, body last)."""
-    return tuple(name for name, bit in _FIELD_BITS.items() if bits & bit)
+def _scale(field: FieldCounts, avg: dict[str, float]) -> float:
+    b = _LENGTH_B[field.field]
+    return FIELD_WEIGHTS[field.field] / (1 - b + b * field.length / avg[field.field])
 
 
 def _by_length(vocab: Sequence[str], spread: float = 1.4) -> Mapping[int, tuple[str, ...]]:
@@ -208,56 +187,100 @@ def _by_length(vocab: Sequence[str], spread: float = 1.4) -> Mapping[int, tuple[
 Postings = dict[str, tuple[tuple[int, ...], tuple[float, ...]]]
 
 
-def _weigh(per_skill: Sequence[tuple[dict[str, float], dict[str, int]]], idf: Mapping[str, float]) -> tuple[list[dict[str, Match]], Postings]:
+class SkillMatches(Mapping[str, Match]):
+    """One skill's term → `Match`, each made when asked for from the skill's weights and field
+    bits: a build would otherwise make one object per skill and term (100,000 at 400 skills),
+    and routing only ever reads those of the few shortlisted skills."""
+
+    __slots__ = ("_weights", "_where")
+
+    def __init__(self, weights: dict[str, float], where: Mapping[str, int]) -> None:
+        self._weights, self._where = weights, where
+
+    def __getitem__(self, term: str) -> Match:
+        return Match(self._weights[term], field_names(self._where[term]))
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._weights)
+
+    def __len__(self) -> int:
+        return len(self._weights)
+
+    def __contains__(self, term: object) -> bool:
+        return term in self._weights
+
+    def keys(self) -> KeysView[str]:
+        return self._weights.keys()
+
+
+def _weigh(per_skill: Sequence[tuple[dict[str, float], Mapping[str, int]]], idf: Mapping[str, float]) -> tuple[list[SkillMatches], Postings]:
     """Per skill, term → BM25F weight and fields, and the postings of every term. Light matches
     are dropped, and a common term keeps only the skills that hold it most strongly."""
-    found: list[dict[str, Match]] = []
-    holders: dict[str, list[int]] = {}
-    weights: dict[str, list[float]] = {}
-    for i, (tfs, where) in enumerate(per_skill):
-        kept: dict[str, Match] = {}
-        for term, tf in tfs.items():
-            weight = idf[term] * tf * (K1 + 1) / (tf + K1)
-            if weight >= MIN_WEIGHT:
-                kept[term] = Match(weight, _field_names(where[term]))
-                holders.setdefault(term, []).append(i)
-                weights.setdefault(term, []).append(weight)
-        found.append(kept)
+    kept: list[dict[str, float]] = []
+    holders: defaultdict[str, list[int]] = defaultdict(list)
+    weights: defaultdict[str, list[float]] = defaultdict(list)
+    k1_plus_1 = K1 + 1
+    for i, (tfs, _) in enumerate(per_skill):
+        strong = {t: w for t, tf in tfs.items() if (w := idf[t] * tf * k1_plus_1 / (tf + K1)) >= MIN_WEIGHT}
+        for term, weight in strong.items():
+            holders[term].append(i)
+            weights[term].append(weight)
+        kept.append(strong)
     cap = max(MIN_POSTINGS, int(len(per_skill) * MAX_POSTINGS_SHARE))
-    postings: Postings = {}
-    for term, skills in holders.items():
-        ws = weights[term]
-        if len(skills) > cap:
-            best = sorted(range(len(skills)), key=lambda k: (-ws[k], skills[k]))[:cap]
-            for k in set(range(len(skills))) - set(best):
-                del found[skills[k]][term]
-            best.sort()
-            skills, ws = [skills[k] for k in best], [ws[k] for k in best]
-        postings[term] = (tuple(skills), tuple(ws))
-    return found, postings
+    postings = {term: (tuple(skills), tuple(weights[term])) for term, skills in holders.items()}
+    for term in [term for term, skills in holders.items() if len(skills) > cap]:
+        postings[term] = _capped(term, holders[term], weights[term], cap, kept)
+    return [SkillMatches(strong, where) for strong, (_, where) in zip(kept, per_skill)], postings
+
+
+def _capped(term: str, skills: list[int], weights: list[float], cap: int,
+            kept: list[dict[str, float]]) -> tuple[tuple[int, ...], tuple[float, ...]]:
+    """The postings of a term held by more than `cap` skills: the strongest only (the others forget it)."""
+    best = sorted(range(len(skills)), key=lambda k: (-weights[k], skills[k]))
+    for k in best[cap:]:
+        del kept[skills[k]][term]
+    chosen = sorted(best[:cap])
+    return tuple(skills[k] for k in chosen), tuple(weights[k] for k in chosen)
+
+
+def _document_frequencies(per_skill: Sequence[tuple[dict[str, float], dict[str, int]]]) -> Counter[str]:
+    df: Counter[str] = Counter()
+    for tfs, _ in per_skill:
+        df.update(tfs.keys())
+    return df
+
+
+def _idf(df: Mapping[str, int], n: int) -> dict[str, float]:
+    """BM25's idf of every term; computed once per distinct document frequency."""
+    by_df = {d: math.log(1 + (n - d + 0.5) / (d + 0.5)) for d in set(df.values())}
+    return {t: by_df[d] for t, d in df.items()}
 
 
 def build_index(skills: Sequence[Skill]) -> RoutingIndex:
-    """Index the model-invocable skills of a catalog (others are never routed)."""
+    """Index the model-invocable skills of a catalog (others are never routed).
+
+    Each skill's terms come from `skill_terms` (analysed once per content); what is
+    done here for every skill on every build is summing and weighing them.
+    """
     routable = tuple(s for s in skills if s.model_invocable)
     names = _names(routable)
     referred = _referrals(routable, names)
-    bodies = [read_body_text(s.skill_file) for s in routable]
-    all_fields = [skill_fields(s, b, referred.get(i, "")) for i, (s, b) in enumerate(zip(routable, bodies))]
-    avg = _average_lengths(all_fields)
-    per_skill = [_pseudo_tf(f, avg) for f in all_fields]
-    df = Counter(term for tfs, _ in per_skill for term in tfs)
+    analysed = [skill_terms(s) for s in routable]
+    referred_fields = [referred_counts(referred[i]) if i in referred else None for i in range(len(routable))]
+    avg = _average_lengths([(r, *a.fields) if r else a.fields for a, r in zip(analysed, referred_fields)])
+    per_skill = [_pseudo_tf(a, r, avg) for a, r in zip(analysed, referred_fields)]
     n = max(len(routable), MIN_DOCUMENTS)
-    idf = {t: math.log(1 + (n - d + 0.5) / (d + 0.5)) for t, d in df.items()}
+    idf = _idf(_document_frequencies(per_skill), n)
     matches, postings = _weigh(per_skill, idf)
-    vocab = sorted({t for f in all_fields for k in ("name", "folder", "tags") for t in f.get(k, ()) if len(t) >= 4 and " " not in t})
+    vocab = sorted({t for a in analysed for t in a.typo_vocab})
     max_idf = math.log(1 + (n + 0.5) / 1.5)
     return RoutingIndex(
         skills=routable,
-        features=tuple(_features(s, b, m, idf, max_idf) for s, b, m in zip(routable, bodies, matches)),
+        features=tuple(_features(s, a, m, idf, max_idf) for s, a, m in zip(routable, analysed, matches)),
         postings=postings,
         idf=idf,
         by_name=names,
         name_heads=frozenset(name.split("-", 1)[0] for name in names if "-" in name),
         fuzzy_vocab=_by_length(vocab),
     )
+

@@ -10,6 +10,11 @@ a binary SKILL.md is skipped, a description is cut at `MAX_KEPT_DESCRIPTION_CHAR
 (it goes into every routed packet), a name too long to type is replaced by the
 folder name, metadata is made JSON-safe, and at most `MAX_FINDINGS_PER_RULE`
 warnings of one rule are kept, each at most `MAX_FINDING_CHARS` long.
+
+Reloads stay cheap: the parse of a SKILL.md text (frontmatter, headings, first
+paragraph) is kept by the text's sha256 for the last `CACHED_TEXTS` texts, so
+a reload parses only the files whose text changed; everything read from disk
+(the file itself, skill.json, the folder listing) is read again every time.
 """
 
 from __future__ import annotations
@@ -18,12 +23,13 @@ import datetime
 import hashlib
 import json
 import math
+import threading
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
-from proxy.core.frontmatter import ParsedSkillFile, first_paragraph, headings, parse_skill_text
+from proxy.core.frontmatter import first_paragraph, headings, parse_skill_text
 from proxy.core.skill import Finding, Skill
 from proxy.core.skill_files import (DEFAULT_MAX_FILE_BYTES, FileText, display_path, has_supporting_files,
                                     looks_binary, read_capped)
@@ -35,6 +41,7 @@ MAX_USABLE_NAME_CHARS = 128  # the longest `$name` an activation token can spell
 MAX_KEPT_DESCRIPTION_CHARS = 4096
 MAX_FINDINGS_PER_RULE = 20
 MAX_FINDING_CHARS = 400
+CACHED_TEXTS = 4096  # parsed SKILL.md texts kept for reloads: every skill of a big catalog
 
 
 def load_skill(folder: Path, root: str, max_bytes: int = DEFAULT_MAX_FILE_BYTES) -> Skill | Finding:
@@ -49,7 +56,7 @@ def load_skill(folder: Path, root: str, max_bytes: int = DEFAULT_MAX_FILE_BYTES)
         return Finding(location, "unreadable", "SKILL.md is binary (NUL bytes or mostly undecodable bytes), "
                                                "not text; skipped", "error")
     problems = _file_problems(file_text, max_bytes)
-    parsed = parse_skill_text(file_text.text)
+    parsed, digest = _parsed(file_text.text)
     problems.extend(parsed.problems)
     fields = _with_manifest(parsed.fields, folder, problems, max_bytes)
     name = _name(fields, folder.name, problems)
@@ -61,8 +68,48 @@ def load_skill(folder: Path, root: str, max_bytes: int = DEFAULT_MAX_FILE_BYTES)
     problems.extend(description_problems(description))
     problems.extend(other_field_problems(fields, parsed.raw_keys))
     description = _kept_description(description, problems)
-    skill = _build(name, description, fields, parsed, folder, root, location, problems)
-    return replace(skill, source_sha256=hashlib.sha256(file_text.text.encode("utf-8", "replace")).hexdigest())
+    skill = _build(name, description, fields, folder, root, location, problems)
+    return replace(skill, headings=parsed.headings, source_sha256=digest)
+
+
+class _Parsed(NamedTuple):
+    """What a load needs of a SKILL.md text's parse (not the body: kept small, many are cached)."""
+
+    fields: dict[str, Any]
+    raw_keys: tuple[str, ...]
+    problems: tuple[Problem, ...]
+    headings: tuple[str, ...]
+    first_paragraph: str
+
+
+_PARSED: dict[str, _Parsed] = {}  # digest of a SKILL.md text → its parse, oldest first
+_PARSED_LOCK = threading.Lock()  # the watcher and a CLI command may load at once
+
+
+def _parsed(text: str) -> tuple[_Parsed, str]:
+    """The parse of a SKILL.md text and the text's digest, parsed once per distinct text.
+
+    A reload reads every SKILL.md again (cheap) but parses only those whose text changed: YAML
+    is most of the cost of a load. Callers never mutate what this returns.
+    """
+    digest = hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()
+    with _PARSED_LOCK:
+        found = _PARSED.pop(digest, None)
+    if found is None:
+        parsed = parse_skill_text(text)
+        found = _Parsed(parsed.fields, parsed.raw_keys, parsed.problems, headings(parsed.body),
+                        first_paragraph(parsed.body))
+    with _PARSED_LOCK:
+        _PARSED[digest] = found  # (again) the newest
+        while len(_PARSED) > CACHED_TEXTS:
+            del _PARSED[next(iter(_PARSED))]
+    return found, digest
+
+
+def clear_parse_cache() -> None:
+    """Forget every kept parse (for a from-scratch load, as tests compare with)."""
+    with _PARSED_LOCK:
+        _PARSED.clear()
 
 
 def _file_problems(file_text: FileText, max_bytes: int) -> list[Problem]:
@@ -119,13 +166,13 @@ def _name(fields: dict[str, Any], folder_name: str, problems: list[Problem]) -> 
     return folder_name
 
 
-def _description(fields: dict[str, Any], parsed: ParsedSkillFile, problems: list[Problem]) -> str:
+def _description(fields: dict[str, Any], parsed: _Parsed, problems: list[Problem]) -> str:
     value = fields.get("description")
     if isinstance(value, str) and value.strip():
         return value
     if value is not None and not isinstance(value, str):
         problems.append(("field-type", f"description must be text, not {type(value).__name__}"))
-    fallback = first_paragraph(parsed.body)
+    fallback = parsed.first_paragraph
     if fallback:
         problems.append(("description-missing", "no description in frontmatter; using the first paragraph after the title"))
     return fallback
@@ -139,8 +186,8 @@ def _kept_description(description: str, problems: list[Problem]) -> str:
     return description[:MAX_KEPT_DESCRIPTION_CHARS].rstrip() + " …"
 
 
-def _build(name: str, description: str, fields: dict[str, Any], parsed: ParsedSkillFile,
-           folder: Path, root: str, location: str, problems: list[Problem]) -> Skill:
+def _build(name: str, description: str, fields: dict[str, Any], folder: Path, root: str, location: str,
+           problems: list[Problem]) -> Skill:
     context = fields.get("context")
     return Skill(
         name=name,
@@ -161,7 +208,6 @@ def _build(name: str, description: str, fields: dict[str, Any], parsed: ParsedSk
         license=_text(fields.get("license")),
         compatibility=_text(fields.get("compatibility")),
         metadata=json_safe(fields["metadata"]) if isinstance(fields.get("metadata"), dict) else {},
-        headings=headings(parsed.body),
         warnings=_findings(location, problems),
     )
 
