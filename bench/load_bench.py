@@ -75,6 +75,8 @@ async def run(args: argparse.Namespace, proxy: str, upstream: str, port: int) ->
     stats = await wait_until_closed(upstream, aborted)
     await asyncio.sleep(1.0)
     after = await get_json(probe_url)
+    if after["tasks"] > before["tasks"]:
+        print("tasks left behind, by where they wait:", *after["task_stacks"], sep="\n  ", file=sys.stderr)
     return rows(args, soak, aborted, stats, before, after)
 
 

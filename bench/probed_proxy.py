@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
+from collections import Counter
 from typing import Any
 
 import psutil
@@ -21,7 +22,26 @@ def probe(port: int = 0) -> dict[str, Any]:
     process = psutil.Process()
     connections = [c for c in process.net_connections(kind="tcp")
                    if c.status == psutil.CONN_ESTABLISHED and c.raddr and c.raddr.port == port]
-    return {"tasks": len(asyncio.all_tasks()), "rss": process.memory_info().rss, "connections": len(connections)}
+    return {"tasks": len(asyncio.all_tasks()), "rss": process.memory_info().rss, "connections": len(connections),
+            "task_stacks": task_stacks()}
+
+
+def task_stacks(top: int = 5) -> list[tuple[str, int]]:
+    """Where the running tasks wait, most common first: what a leak of tasks is stuck in."""
+    return Counter(" -> ".join(_await_chain(task.get_coro())) for task in asyncio.all_tasks()).most_common(top)
+
+
+def _await_chain(awaitable: Any, depth: int = 40) -> list[str]:
+    """`function:line` of each coroutine or async generator on the way down to what the task waits on."""
+    chain = []
+    while awaitable is not None and len(chain) < depth:
+        frame = getattr(awaitable, "cr_frame", None) or getattr(awaitable, "ag_frame", None)
+        if frame is None:
+            chain.append(type(awaitable).__name__)
+            break
+        chain.append(f"{frame.f_code.co_name}:{frame.f_lineno}")
+        awaitable = getattr(awaitable, "cr_await", None) or getattr(awaitable, "ag_await", None)
+    return chain
 
 
 class Probed:

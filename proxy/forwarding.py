@@ -18,13 +18,14 @@ from collections.abc import AsyncIterable, AsyncIterator
 from typing import Any
 
 from fastapi import Request, Response
-from fastapi.responses import JSONResponse, StreamingResponse
+from fastapi.responses import JSONResponse
 from starlette.background import BackgroundTask
 from starlette.requests import ClientDisconnect
 
 from proxy.core import json_codec
 from proxy.errors import ClientDisconnected, invalid_answer_error, normalise_error
 from proxy.middleware import DisconnectWatch, request_fields, request_id_of
+from proxy.relay_response import RelayResponse
 from proxy.streaming import relay, stream_headers
 from proxy.upstream import Upstream, UpstreamResponse
 from proxy.upstreams import Upstreams
@@ -95,12 +96,10 @@ def _completion_response(answer: UpstreamResponse, raw: bytes) -> Response:
     return response
 
 
-def streaming_response(answer: UpstreamResponse, body: AsyncIterator[bytes], background: BackgroundTask | None = None,
-               ) -> StreamingResponse:
+def streaming_response(answer: UpstreamResponse, body: AsyncIterator[bytes],
+                       background: BackgroundTask | None = None) -> RelayResponse:
     """The client's response: the upstream's status and headers, `body` as it comes."""
-    response = StreamingResponse(body, status_code=answer.status, background=background)
-    response.raw_headers = _raw_headers(stream_headers(answer))
-    return response
+    return RelayResponse(body, answer.status, _raw_headers(stream_headers(answer)), background)
 
 
 def _raw_headers(headers: list[tuple[str, str]]) -> list[tuple[bytes, bytes]]:
