@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import socket
 import subprocess
 import sys
@@ -75,6 +76,8 @@ async def run(args: argparse.Namespace, proxy: str, upstream: str, port: int) ->
     stats = await wait_until_closed(upstream, aborted)
     await asyncio.sleep(1.0)
     after = await get_json(probe_url)
+    for error in soak.errors[:5]:
+        print("stream error:", error, file=sys.stderr)
     if after["tasks"] > before["tasks"]:
         print("tasks left behind, by where they wait:", *after["task_stacks"], sep="\n  ", file=sys.stderr)
     return rows(args, soak, aborted, stats, before, after)
@@ -122,10 +125,24 @@ def main() -> int:
         wait_ready(upstream + "/stats")
         wait_ready(proxy + "/healthz")
         table = asyncio.run(run(args, proxy, upstream, up_port))
+        for name in ("proxy.log", "upstream.log"):
+            report_trouble(name, logs / name)
     print("| tried | outcome | ok |\n|---|---|---|")
     for tried, outcome, ok in table:
         print(f"| {tried} | {outcome} | {'yes' if ok else 'NO'} |")
     return 0 if all(ok for _, _, ok in table) else 1
+
+
+def report_trouble(name: str, log: Path) -> None:
+    """The warnings and errors a server logged during the run, counted by event, on stderr."""
+    counts: dict[str, int] = {}
+    for line in log.read_text(encoding="utf-8", errors="replace").splitlines():
+        if '"level":"warning"' in line or '"level":"error"' in line or "Traceback" in line or "ERROR" in line:
+            key = line if len(line) < 160 else line[:160] + "…"
+            event = json.loads(line).get("event", key) if line.startswith("{") else key
+            counts[event] = counts.get(event, 0) + 1
+    for event, count in sorted(counts.items(), key=lambda item: -item[1])[:10]:
+        print(f"{name}: {count} × {event}", file=sys.stderr)
 
 
 if __name__ == "__main__":
