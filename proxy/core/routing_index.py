@@ -27,7 +27,7 @@ from types import MappingProxyType
 from typing import Iterator, KeysView, Mapping, NamedTuple, Sequence
 
 from proxy.core.routing_fields import split_redirects
-from proxy.core.routing_terms import (FIELD_BITS, NAME_FILLER, FieldCounts, SkillTerms, field_names,
+from proxy.core.routing_terms import (FIELD_BITS, FieldCounts, SkillTerms, field_names,
                                       referred_counts, skill_terms)
 from proxy.core.skill import Skill
 from proxy.core.text_tokens import normalize

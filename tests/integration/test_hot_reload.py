@@ -12,7 +12,6 @@ from __future__ import annotations
 import itertools
 import shutil
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,28 +21,18 @@ from proxy.engine import SkillEngine
 from proxy.settings import Settings
 
 from .conftest import chat_body
+from .eventually import eventually
 from .scrape import Scrape
 
 SKILL = "---\nname: {name}\ndescription: {desc}\n---\n# {name}\n\n## Steps\n{body}\n"
 INVOICES = "audit these supplier invoices for duplicate payments and wrong VAT"
 BANK = "reconcile the bank statement lines against the general ledger"
-GENEROUS = 10.0
 BATCHES = itertools.count(1)
 
 
 def write_skill(root: Path, name: str, desc: str, body: str = "Follow the steps.") -> None:
     (root / name).mkdir(parents=True, exist_ok=True)
     (root / name / "SKILL.md").write_text(SKILL.format(name=name, desc=desc, body=body), encoding="utf-8")
-
-
-def eventually(check: Callable[[], Any]) -> Any:
-    deadline = time.monotonic() + GENEROUS
-    while time.monotonic() < deadline:
-        result = check()
-        if result:
-            return result
-        time.sleep(0.02)
-    raise AssertionError(f"not true within {GENEROUS} s: {check.__doc__ or check}")
 
 
 def route_of(client: httpx.Client, text: str) -> str:

@@ -11,7 +11,7 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,19 +21,10 @@ import pytest
 from tests.conftest import REPO
 from tests.real_model.pair import free_port
 
+from .eventually import eventually
 from .scrape import Scrape
 
 SKILL = "---\nname: {name}\ndescription: {desc}\n---\n# {name}\n\nSteps.\n"
-
-
-def eventually(check: Callable[[], Any], seconds: float = 20.0) -> Any:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        result = check()
-        if result:
-            return result
-        time.sleep(0.05)
-    raise AssertionError(f"not true within {seconds} s")
 
 
 def answers(url: str) -> bool:
@@ -58,7 +49,7 @@ def served(tmp_path: Path, upstream: Any) -> Iterator[tuple[str, Path, Path, Pat
         process = subprocess.Popen(command, cwd=REPO, env=env, stdout=stdout, stderr=stderr)
         url = f"http://127.0.0.1:{port}"
         try:
-            eventually(lambda: answers(url + "/healthz") or process.poll() is not None)
+            eventually(lambda: answers(url + "/healthz") or process.poll() is not None, seconds=20)
             assert process.poll() is None, err.read_text()
             yield url, root, out, err
         finally:
@@ -80,8 +71,9 @@ def test_serve_shows_metrics_and_a_skill_added_while_it_runs(served):
     time.sleep(0.5)  # the watcher starts with the server
     (root / "invoice-audit").mkdir()
     (root / "invoice-audit" / "SKILL.md").write_text(SKILL.format(name="invoice-audit", desc="Audit invoices"))
-    eventually(lambda: httpx.get(url + "/v1/skills/invoice-audit").status_code == 200)
-    [reloaded] = eventually(lambda: [e for e in logged(out, "catalog_reloaded") if e["added"] == ["invoice-audit"]])
+    eventually(lambda: httpx.get(url + "/v1/skills/invoice-audit").status_code == 200, seconds=20)
+    [reloaded] = eventually(lambda: [e for e in logged(out, "catalog_reloaded") if e["added"] == ["invoice-audit"]],
+                            seconds=20)
     assert reloaded["skills"] == 2 and reloaded["counts"]["added"] == 1
     chat = httpx.post(url + "/v1/chat/completions", json={"model": "json", "messages": [
         {"role": "user", "content": "$invoice-audit check the March invoices"}]})
