@@ -31,12 +31,14 @@ def _disconnect_after_first_event(url: str, body: dict) -> None:
             break  # leaving the block closes the connection
 
 
-def test_client_disconnect_mid_stream_closes_the_upstream_connection_within_a_second(proxy, upstream):
+def test_client_disconnect_mid_stream_closes_the_upstream_connection_within_a_second(proxy, upstream, logs):
     _disconnect_after_first_event(proxy.base_url + "/chat/completions", chat_body("hang-mid-stream", stream=True))
     left_at = time.monotonic()
     record = upstream.wait_for_request()
     assert record.closed_early.wait(1.0), "upstream connection still open 1 s after the client left"
     assert record.closed_at - left_at < 1.0
+    line = logs.wait_for("request", path="/v1/chat/completions")
+    assert line["status"] == 200 and line["client_disconnected"] is True  # the status it had already sent
 
 
 def test_client_disconnect_while_waiting_for_a_non_streaming_answer_closes_the_upstream(proxy, upstream):
