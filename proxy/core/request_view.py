@@ -57,12 +57,15 @@ class RequestRecord:
 
 
 def record_of(line: dict[str, Any], at: float, cap: int = TEXT_CAP) -> RequestRecord:
+    """What the history keeps of a finished request: never the request's messages themselves (a
+    conversation with images can be megabytes, and the history holds hundreds), only capped texts."""
+    kept = {key: value for key, value in line.items() if not key.startswith("_")}
     chat = line.get(CHAT_TURN)
     if not chat:
-        return RequestRecord(at, line)
+        return RequestRecord(at, kept)
     sent, result = chat
     forwarded = result.messages[-1] if isinstance(result.messages, list) and result.messages else None
-    return RequestRecord(at, line, turn_texts(sent, forwarded, cap), result.decision, result.events)
+    return RequestRecord(at, kept, turn_texts(sent, forwarded, cap), result.decision, result.events)
 
 
 def chat_turn(messages: Any, result: Preprocessed) -> tuple[Any, Preprocessed]:

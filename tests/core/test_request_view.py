@@ -52,6 +52,17 @@ def test_a_record_keeps_references_not_copies():
     assert record.turn is not None and record.turn.sent is content
 
 
+def test_a_record_does_not_hold_the_conversation():
+    """The history keeps hundreds of records: none may pin a request's messages (images can be megabytes)."""
+    image = {"type": "image_url", "image_url": {"url": "data:image/png;base64," + "A" * 100_000}}
+    sent = {"role": "user", "content": [{"type": "text", "text": "what is this?"}, image]}
+    result = Preprocessed([{"role": "user", "content": [{"type": "text", "text": BLOCK + "what is this?"}, image]}],
+                          "routed", "pdf=80", selected=("pdf",))
+    record = record_of({"request_id": "r1", "status": 200, "_other": [sent], CHAT_TURN: chat_turn([sent], result)}, 5.0)
+    assert record.line == {"request_id": "r1", "status": 200}
+    assert record.turn is not None and record.turn.sent == "what is this?" and injected(record.turn).chars == len(BLOCK)
+
+
 def test_summary_and_detail_leave_out_private_fields():
     result = Preprocessed([{"role": "user", "content": BLOCK + "hi"}], "routed", "pdf=80", selected=("pdf",),
                           events=({"event": "prompt_route"},))
