@@ -6,9 +6,9 @@ What lives here: the routes. `POST /v1/chat/completions` is
 untouched, to the upstream its JSON body's `model` names when `upstreams:` is
 set; with several upstreams, `GET /v1/models` merges their lists (see
 `proxy.upstreams`); `/healthz` and `/readyz` (each upstream); `/metrics` (see
-`proxy.metrics`, fed by the request observers and the catalog watcher); an
-the inspect page under
-`/_skillproxy/` (`proxy.inspect`); an OpenAI-shaped 404 elsewhere.
+`proxy.metrics`, fed by the request observers and the catalog watcher); the
+inspect page under `/_skillproxy/` (`proxy.inspect`); an OpenAI-shaped 404
+elsewhere.
 
 What must not: talk httpx (see `proxy.upstream`), render errors (see
 `proxy.middleware`), or know how skills are chosen (see the engine behind
@@ -18,7 +18,6 @@ What must not: talk httpx (see `proxy.upstream`), render errors (see
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -28,6 +27,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
 from proxy.chat_completions import ChatCompletions
+from proxy.core import json_codec
 from proxy.errors import NotFound, UpstreamError, error_body
 from proxy.forwarding import Forwarder
 from proxy.inspect.history import RequestHistory
@@ -172,7 +172,7 @@ def _may_be_json(content_type: str) -> bool:
 
 def _model_in(raw: bytes) -> Any:
     try:
-        body = json.loads(raw)
+        body = json_codec.loads(raw)
     except ValueError:
         return None
     return body.get("model") if isinstance(body, dict) else None

@@ -118,7 +118,8 @@ class Upstream:
                 write=settings.read_timeout,
                 pool=settings.connect_timeout,
             ),
-            limits=httpx.Limits(max_connections=None, max_keepalive_connections=MAX_IDLE_CONNECTIONS, keepalive_expiry=KEEPALIVE_EXPIRY),
+            limits=httpx.Limits(max_connections=None, max_keepalive_connections=MAX_IDLE_CONNECTIONS,
+                                keepalive_expiry=KEEPALIVE_EXPIRY),
             transport=transport,
             follow_redirects=False,
         )
