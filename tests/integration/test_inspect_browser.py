@@ -12,6 +12,7 @@ their paths printed.
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -39,7 +40,7 @@ TRIED = "our REST API returns 500 with an HTML page on bad input; what should th
 
 
 @pytest.fixture
-def browser() -> Iterator[WebDriver]:
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebDriver]:
     missing = [path for path in (CHROMIUM, CHROMEDRIVER) if not shutil.which(path)]
     assert not missing, f"{missing} not installed: run `apt-get install chromium chromium-driver` (see .ci/run)"
     options = webdriver.ChromeOptions()
@@ -48,7 +49,12 @@ def browser() -> Iterator[WebDriver]:
                      "--window-size=1400,2200", "--lang=en-US"):
         options.add_argument(argument)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    # Chromium's profile and its singleton-socket folder go under pytest's temporary folder, not /tmp
+    # (a short path: a Unix socket's path has a length limit).
+    scratch = tmp_path_factory.mktemp("chromium")
+    options.add_argument(f"--user-data-dir={scratch / 'profile'}")
+    service = Service(CHROMEDRIVER, env={**os.environ, "TMPDIR": str(scratch)})
+    driver = webdriver.Chrome(service=service, options=options)
     try:
         yield driver
     finally:
