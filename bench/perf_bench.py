@@ -194,7 +194,7 @@ def preprocess_times(size: int, passes: int) -> dict[str, Any]:
     """engine.preprocess per request over a `size`-skill catalog: every dev case, `passes` times (new turns)."""
     from bench.big_catalog import write_big_catalog
     from bench.corpus_skills import load_cases
-    from proxy.engine import SkillEngine
+    from proxy.engine.skill_engine import SkillEngine
     from proxy.settings import load_settings
 
     with tempfile.TemporaryDirectory(prefix="skillproxy-perf-catalog-") as tmp:

@@ -66,8 +66,8 @@ def main() -> None:
     import uvicorn
 
     from proxy.app import create_app
-    from proxy.engine import SkillEngine
-    from proxy.logging_setup import configure_logging
+    from proxy.engine.skill_engine import SkillEngine
+    from proxy.logs.setup import configure_logging
     from proxy.settings import load_settings
 
     parser = argparse.ArgumentParser(description="skillproxy with a /_probe endpoint, for load runs")

@@ -8,7 +8,7 @@ top-1 per language, p50/p99 routing time per message, build time. Then the
 same cases routed over a 1,000-skill catalog (bench/big_catalog.py: the corpus
 plus renamed, reworded copies), for the router's time at that size.
 
-Definitions are proxy/core/evaluation.py's (shared with `skillproxy eval`):
+Definitions are proxy/core/routing/evaluation.py's (shared with `skillproxy eval`):
 top-1: the first selected skill is expected; top-3: an expected skill is among
 the first three candidates; false route: a no-skill case routed anything.
 Times are per `route(text)` call, wall clock, one pass over the cases; MiniLM
@@ -36,9 +36,9 @@ from bench.big_catalog import BIG_SIZE, SEED, load_big_catalog  # noqa: E402
 from bench.corpus_skills import DEV_CASES, load_cases, load_corpus_skills  # noqa: E402
 from bench.route_eval import print_misses, table  # noqa: E402
 from bench.seed003_scorer import SeedRouter  # noqa: E402
-from proxy.core.evaluation import evaluate  # noqa: E402
-from proxy.core.router import SkillRouter  # noqa: E402
-from proxy.core.skill import Skill  # noqa: E402
+from proxy.core.routing.evaluation import evaluate  # noqa: E402
+from proxy.core.routing.router import SkillRouter  # noqa: E402
+from proxy.core.catalog.skill import Skill  # noqa: E402
 
 Factory = Callable[[Sequence[Skill]], Any]
 

@@ -17,8 +17,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.corpus_skills import DEV_CASES, load_cases, load_corpus_skills  # noqa: E402
 from bench.seed003_scorer import SeedRouter  # noqa: E402
-from proxy.core.evaluation import evaluate  # noqa: E402
-from proxy.core.router import SkillRouter  # noqa: E402
+from proxy.core.routing.evaluation import evaluate  # noqa: E402
+from proxy.core.routing.router import SkillRouter  # noqa: E402
 
 
 def _pct(value: float | None) -> str:

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
-from proxy.core.skill import Skill
+from proxy.core.catalog.skill import Skill
 
 HIGH_CONFIDENCE_THRESHOLD = 70
 MEDIUM_CONFIDENCE_THRESHOLD = 35

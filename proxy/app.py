@@ -1,16 +1,16 @@
 """The web app: `create_app(settings, engine)` and its routes.
 
 What lives here: the routes. `POST /v1/chat/completions` is
-`proxy.chat_completions`, `/v1/skills...` is `proxy.skills_api`; every other
+`proxy.surfaces.chat_completions`, `/v1/skills...` is `proxy.skills_api.routes`; every other
 `/v1/...` path and method is forwarded
 untouched, to the upstream its JSON body's `model` names when `upstreams:` is
 set; with several upstreams, `GET /v1/models` merges their lists (see
-`proxy.upstreams`); `/healthz` and `/readyz` (each upstream); `/metrics` (see
+`proxy.upstream.upstreams`); `/healthz` and `/readyz` (each upstream); `/metrics` (see
 `proxy.metrics`, fed by the request observers and the catalog watcher); the
 inspect page under `/_skillproxy/` (`proxy.inspect`); an OpenAI-shaped 404
 elsewhere.
 
-What must not: talk httpx (see `proxy.upstream`), render errors (see
+What must not: talk httpx (see `proxy.upstream.client`), render errors (see
 `proxy.middleware`), or know how skills are chosen (see the engine behind
 `ChatPreprocessor`).
 """
@@ -26,23 +26,23 @@ from fastapi import FastAPI, Request, Response
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
-from proxy.chat_completions import ChatCompletions
+from proxy.surfaces.chat_completions import ChatCompletions
 from proxy.core import json_codec
 from proxy.errors import NotFound, UpstreamError, error_body
-from proxy.forwarding import Forwarder
+from proxy.relay.forwarding import Forwarder
 from proxy.inspect.history import RequestHistory
 from proxy.inspect.routes import PAGE_PATHS, InspectPage
 from proxy.inspect.routes import register as register_inspect_page
 from proxy.metrics import Metrics
 from proxy.middleware import (OPEN_PATHS, DisconnectWatch, RequestContext, RequestObserver, request_fields,
                               request_id_of)
-from proxy.preprocess_runner import ChatPreprocessor
+from proxy.engine.preprocess_runner import ChatPreprocessor
 from proxy.request_body import CHAT_REQUEST_DOC, capped_stream, check_declared_length
 from proxy.settings import Settings
-from proxy.skills_api import SkillsApi
-from proxy.skills_api import register as register_skills_api
-from proxy.upstream import Upstream, UpstreamResponse
-from proxy.upstreams import Upstreams
+from proxy.skills_api.routes import SkillsApi
+from proxy.skills_api.routes import register as register_skills_api
+from proxy.upstream.client import Upstream, UpstreamResponse
+from proxy.upstream.upstreams import Upstreams
 
 ALL_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
 

@@ -9,7 +9,7 @@ shape, and the error for an answer that is not what was asked for (an HTML page
 or plain text where a chat completion should be).
 
 What must not: any web framework or HTTP client. Mapping httpx exceptions to
-these kinds happens in `proxy.upstream` only.
+these kinds happens in `proxy.upstream.client` only.
 """
 
 from __future__ import annotations

@@ -31,9 +31,9 @@ from prometheus_client import (CollectorRegistry, Counter, GCCollector, Gauge, H
                                ProcessCollector, disable_created_metrics, generate_latest)
 from prometheus_client.core import GaugeMetricFamily, Metric
 
-from proxy.catalog_watch import LiveCatalog
-from proxy.core.catalog import Catalog
-from proxy.core.catalog_diff import catalog_changes
+from proxy.engine.live_catalog import LiveCatalog
+from proxy.core.catalog.catalog import Catalog
+from proxy.core.catalog.diff import catalog_changes
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 MODES = frozenset({"explicit", "routed", "reminder", "none", "fallback", "passthrough"})

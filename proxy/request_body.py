@@ -24,7 +24,7 @@ from fastapi import Request
 from starlette.requests import ClientDisconnect
 
 from proxy.core import json_codec
-from proxy.core.request_options import BadSkillsHeader, RequestOptions, options_from_headers
+from proxy.core.turns.request_options import BadSkillsHeader, RequestOptions, options_from_headers
 from proxy.errors import BadRequest, BodyTooLarge, ClientDisconnected
 
 # Deeper JSON is refused: far more than any chat request needs (a tool's JSON

@@ -17,7 +17,7 @@ from typing import Any
 
 import yaml
 
-from proxy.upstreams_config import UpstreamConfig, parse_upstreams
+from proxy.upstream.config import UpstreamConfig, parse_upstreams
 
 ENV_PREFIX = "SKILLPROXY_"
 DEFAULT_CONFIG_PATH = Path("config/skillproxy.yaml")

@@ -30,13 +30,13 @@ import structlog
 from fastapi.responses import JSONResponse, Response
 
 from proxy.core import json_codec
-from proxy.core.stream_round import StreamRound, closing_chunks, continuing_chunks, iter_events
-from proxy.core.tool_calls import add_usage, calls_in_message, function_name, split_calls
-from proxy.core.tool_rounds import ToolRounds
+from proxy.core.tools.stream_round import StreamRound, closing_chunks, continuing_chunks, iter_events
+from proxy.core.tools.calls import add_usage, calls_in_message, function_name, split_calls
+from proxy.core.tools.rounds import ToolRounds
 from proxy.errors import (ProxyError, UpstreamError, empty_stream_error, invalid_answer_error, normalise_error,
                           sse_error_frame)
-from proxy.streaming import EventBuffer
-from proxy.upstream import UpstreamResponse
+from proxy.relay.streaming import EventBuffer
+from proxy.upstream.client import UpstreamResponse
 
 log = structlog.get_logger("proxy.tool_loop")
 

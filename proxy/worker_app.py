@@ -32,8 +32,8 @@ def worker_environment(config: str | None, overrides: dict[str, Any]) -> str:
 
 def create_worker_app() -> FastAPI:
     from proxy.app import create_app
-    from proxy.engine import SkillEngine
-    from proxy.logging_setup import configure_logging
+    from proxy.engine.skill_engine import SkillEngine
+    from proxy.logs.setup import configure_logging
     from proxy.settings import load_settings
 
     args = json.loads(os.environ[WORKER_ENV])

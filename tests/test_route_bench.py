@@ -16,7 +16,7 @@ pytestmark = pytest.mark.shared_corpus  # skipped only without ../shared, never 
 def test_big_catalog_adds_renamed_reworded_copies_deterministically(tmp_path):
     from bench.big_catalog import write_big_catalog
     from bench.corpus_skills import load_corpus_skills
-    from proxy.core.catalog import load_catalog
+    from proxy.core.catalog.catalog import load_catalog
 
     corpus = {s.name: s for s in load_corpus_skills()}
     a = load_catalog(write_big_catalog(tmp_path / "a", size=450, seed=3))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from proxy.core.catalog import Catalog, load_catalog
+from proxy.core.catalog.catalog import Catalog, load_catalog
 from proxy.settings import Settings, SettingsError, load_settings
 
 

@@ -7,8 +7,8 @@ import json
 from typing import Any
 
 from proxy.cli.common import UsageError, add_catalog_arguments, catalog_from_args, run_reporting_usage_errors
-from proxy.core.evaluation import evaluate
-from proxy.core.router import SkillRouter
+from proxy.core.routing.evaluation import evaluate
+from proxy.core.routing.router import SkillRouter
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

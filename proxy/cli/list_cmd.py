@@ -8,8 +8,8 @@ import shutil
 from typing import Any
 
 from proxy.cli.common import add_catalog_arguments, catalog_from_args, run_reporting_usage_errors
-from proxy.core.catalog import Catalog
-from proxy.core.skill import Skill
+from proxy.core.catalog.catalog import Catalog
+from proxy.core.catalog.skill import Skill
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

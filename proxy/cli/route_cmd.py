@@ -8,11 +8,11 @@ import sys
 from typing import Any
 
 from proxy.cli.common import UsageError, add_catalog_arguments, run_reporting_usage_errors, settings_from_args
-from proxy.core.catalog import load_catalog
-from proxy.core.messages import SEPARATOR, message_text
-from proxy.core.router import RouteCandidate, SkillRouter
-from proxy.core.turn import SkillContext, TurnOutcome, decide_turn
-from proxy.engine import preprocess_config
+from proxy.core.catalog.catalog import load_catalog
+from proxy.core.turns.messages import SEPARATOR, message_text
+from proxy.core.routing.router import RouteCandidate, SkillRouter
+from proxy.core.turns.turn_decision import SkillContext, TurnOutcome, decide_turn
+from proxy.engine.skill_engine import preprocess_config
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

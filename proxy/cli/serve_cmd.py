@@ -48,8 +48,8 @@ def run(args: argparse.Namespace) -> int:
     import uvicorn
 
     from proxy.app import create_app
-    from proxy.engine import SkillEngine
-    from proxy.logging_setup import configure_logging
+    from proxy.engine.skill_engine import SkillEngine
+    from proxy.logs.setup import configure_logging
 
     configure_logging(settings)
     try:

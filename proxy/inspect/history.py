@@ -16,7 +16,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from proxy.core.request_view import RequestRecord, record_of
+from proxy.inspect.request_view import RequestRecord, record_of
 
 NOT_KEPT_PREFIXES = ("/_skillproxy", "/healthz", "/readyz")
 

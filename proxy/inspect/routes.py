@@ -21,11 +21,11 @@ from typing import Any
 from fastapi import Request, Response
 from fastapi.responses import RedirectResponse
 
-from proxy.core.catalog_view import catalog_view
-from proxy.core.request_view import detail, summary
+from proxy.inspect.catalog_view import catalog_view
+from proxy.inspect.request_view import detail, summary
 from proxy.errors import BadRequest, NotFound
 from proxy.inspect.history import RequestHistory
-from proxy.preprocess_runner import ChatPreprocessor
+from proxy.engine.preprocess_runner import ChatPreprocessor
 
 PREFIX = "/_skillproxy"
 _TYPES = {"index.html": "text/html; charset=utf-8", "inspect.css": "text/css; charset=utf-8",

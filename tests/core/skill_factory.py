@@ -2,9 +2,9 @@
 
 from pathlib import Path
 
-from proxy.core.catalog import Catalog, load_catalog
-from proxy.core.router import SkillRouter
-from proxy.core.turn import SkillContext
+from proxy.core.catalog.catalog import Catalog, load_catalog
+from proxy.core.routing.router import SkillRouter
+from proxy.core.turns.turn_decision import SkillContext
 
 SKILLS = {
     "pdf-tools": ("Extract text and tables from PDF files, merge and split PDF documents.", "# PDF\nUse pdfplumber. Task: $ARGUMENTS\n"),

@@ -10,7 +10,8 @@ CORE = Path(proxy.core.__file__).parent
 
 
 def test_importing_every_core_module_pulls_in_no_shell_library():
-    modules = sorted(f"proxy.core.{p.stem}" for p in CORE.glob("*.py") if p.stem != "__init__")
+    modules = sorted(".".join(("proxy", "core", *p.relative_to(CORE).with_suffix("").parts)).removesuffix(".__init__")
+                     for p in CORE.rglob("*.py"))
     code = (
         "import importlib, sys\n"
         f"for m in {modules!r}: importlib.import_module(m)\n"

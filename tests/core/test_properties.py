@@ -20,12 +20,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from proxy.core.activation import extract_tokens, find_activations
-from proxy.core.conversation import MemoryTurnStore
-from proxy.core.frontmatter import ParsedSkillFile, parse_skill_text
-from proxy.core.messages import SEPARATOR, is_user
-from proxy.core.preprocessor import fallback, preprocess
-from proxy.core.turn import PreprocessConfig, SkillContext
+from proxy.core.turns.activation import extract_tokens, find_activations
+from proxy.core.turns.records import MemoryTurnStore
+from proxy.core.catalog.frontmatter import ParsedSkillFile, parse_skill_text
+from proxy.core.turns.messages import SEPARATOR, is_user
+from proxy.core.turns.preprocessor import fallback, preprocess
+from proxy.core.turns.turn_decision import PreprocessConfig, SkillContext
 from tests.core.skill_factory import context_for, write_catalog
 
 CI_SETTINGS = settings(max_examples=200, derandomize=True, database=None, deadline=None,

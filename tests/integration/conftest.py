@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 
 from proxy.app import create_app
-from proxy.logging_setup import configure_logging
+from proxy.logs.setup import configure_logging
 from proxy.settings import Settings
 
 from .engines import MarkerEngine, real_engine

@@ -6,7 +6,7 @@ import threading
 import time
 from typing import Any
 
-from proxy.core.preprocessed import Preprocessed
+from proxy.core.turns.preprocess_result import Preprocessed
 
 MARKER = "[skills:demo] "
 FALLBACK = '<skills_runtime_reminder reason="scan timeout or routing error">'
@@ -87,7 +87,7 @@ class BlockingEngine(MarkerEngine):
 
 def real_engine(roots: tuple[str, ...] | None = None, **overrides: Any):
     """The real skill engine, not watching for changes: the project's own skills/ unless `roots` says."""
-    from proxy.engine import SkillEngine
+    from proxy.engine.skill_engine import SkillEngine
     from proxy.settings import Settings
     from tests.conftest import REPO
 

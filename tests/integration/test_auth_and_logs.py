@@ -10,7 +10,7 @@ import openai
 import pytest
 import structlog
 
-from proxy.logging_setup import SecretRedactor
+from proxy.logs.setup import SecretRedactor
 
 from .conftest import TEST_API_KEY, TEST_CLIENT_KEY, TEST_UPSTREAM_KEY, chat_body
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import httpx
 
-from proxy.engine import SkillEngine
+from proxy.engine.skill_engine import SkillEngine
 from proxy.settings import Settings
 
 from .conftest import chat_body

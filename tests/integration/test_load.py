@@ -19,9 +19,9 @@ from bench.load_clients import AbortResult, abort_storm, get_json, stream_soak, 
 from bench.load_upstream import LoadUpstream
 from bench.probed_proxy import Probed
 from proxy.app import create_app
-from proxy.logging_setup import configure_logging
+from proxy.logs.setup import configure_logging
 from proxy.settings import Settings
-from proxy.upstream import MAX_IDLE_CONNECTIONS as KEEPALIVE_POOL
+from proxy.upstream.client import MAX_IDLE_CONNECTIONS as KEEPALIVE_POOL
 
 from .engines import real_engine
 from .servers import ServerThread

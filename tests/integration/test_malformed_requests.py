@@ -25,11 +25,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from proxy.app import create_app
-from proxy.core.messages import SEPARATOR
-from proxy.core.route_query import HEAD_CHARS, TAIL_CHARS
-from proxy.core.tool_calls import function_name
+from proxy.core.turns.messages import SEPARATOR
+from proxy.core.routing.query import HEAD_CHARS, TAIL_CHARS
+from proxy.core.tools.calls import function_name
 from proxy.errors import ProxyError
-from proxy.logging_setup import configure_logging
+from proxy.logs.setup import configure_logging
 from proxy.request_body import parse_chat_body
 from proxy.settings import Settings
 

@@ -25,7 +25,7 @@ import schemathesis
 from hypothesis import HealthCheck, settings
 
 from proxy.app import create_app
-from proxy.logging_setup import configure_logging
+from proxy.logs.setup import configure_logging
 from proxy.settings import Settings
 
 from .engines import MarkerEngine, real_engine

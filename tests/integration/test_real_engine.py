@@ -10,8 +10,8 @@ import time
 
 import openai
 
-from proxy.core.router import SkillRouter
-from proxy.engine import SkillEngine
+from proxy.core.routing.router import SkillRouter
+from proxy.engine.skill_engine import SkillEngine
 from proxy.settings import Settings
 from tests.conftest import REPO
 

@@ -21,7 +21,7 @@ import openai
 import pytest
 
 from proxy.cli.serve_cmd import print_banner
-from proxy.engine import SkillEngine
+from proxy.engine.skill_engine import SkillEngine
 from proxy.settings import Settings, SettingsError
 
 from .engines import real_engine
@@ -247,9 +247,9 @@ def test_a_redis_that_never_answers_costs_one_short_timeout_not_the_request(star
 
 
 def test_the_newest_write_of_a_record_is_the_one_redis_keeps(redis_server):
-    from proxy.core.conversation import TurnRecord
-    from proxy.core.turn_record_json import decode_record
-    from proxy.redis_store import KEY_PREFIX, RedisTurnStore
+    from proxy.core.turns.records import TurnRecord
+    from proxy.core.turns.record_json import decode_record
+    from proxy.state.redis_store import KEY_PREFIX, RedisTurnStore
 
     store = RedisTurnStore.from_settings(Settings(state=redis_server.url, roots=()))
     try:

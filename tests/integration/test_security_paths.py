@@ -30,8 +30,8 @@ from urllib.parse import unquote
 import httpx
 import pytest
 
-from proxy.core.skill_paths import PathRefused, is_inside, real_folder, resolve_in_folder
-from proxy.core.skill_tools import LIST_SKILL_FILES, READ_SKILL_FILE
+from proxy.core.catalog.paths import PathRefused, is_inside, real_folder, resolve_in_folder
+from proxy.core.tools.skill_tools import LIST_SKILL_FILES, READ_SKILL_FILE
 from tests.attack_paths import SECRET, SKILL, Attack, World, plant
 
 from .engines import real_engine

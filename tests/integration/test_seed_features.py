@@ -9,7 +9,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from proxy.engine import SkillEngine
+from proxy.engine.skill_engine import SkillEngine
 from proxy.settings import Settings
 
 SYSTEM = {"role": "system", "content": "You are terse."}

@@ -28,10 +28,10 @@ def served(monkeypatch, tmp_path):
             calls["closed"] = True
 
     try:
-        import proxy.engine as module
+        import proxy.engine.skill_engine as module
     except ImportError:  # the real engine is not there yet: stand in for the whole module
-        module = types.ModuleType("proxy.engine")
-        monkeypatch.setitem(sys.modules, "proxy.engine", module)
+        module = types.ModuleType("proxy.engine.skill_engine")
+        monkeypatch.setitem(sys.modules, "proxy.engine.skill_engine", module)
     monkeypatch.setattr(module, "SkillEngine", FakeSkillEngine, raising=False)
     monkeypatch.setattr(uvicorn, "run", lambda app, **kw: calls.update(app=app, **kw))
     monkeypatch.chdir(tmp_path)

@@ -16,7 +16,7 @@ import httpx
 import openai
 import pytest
 
-from proxy.upstreams_config import UpstreamConfig
+from proxy.upstream.config import UpstreamConfig
 
 from .conftest import TEST_CLIENT_KEY, TEST_SECOND_UPSTREAM_KEY, TEST_UPSTREAM_KEY, chat_body
 from .engines import real_engine
@@ -257,7 +257,7 @@ def test_the_skill_tool_loop_runs_every_round_against_the_chosen_upstream(start_
 
 def test_a_skills_model_override_picks_the_upstream_of_the_new_model(start_proxy, upstream, second, make_skill,
                                                                      tmp_path, logs):
-    from proxy.engine import SkillEngine
+    from proxy.engine.skill_engine import SkillEngine
     from proxy.settings import Settings
 
     make_skill("summarise-small", "---\nname: summarise-small\ndescription: Summarise a document briefly.\n"

@@ -21,9 +21,9 @@ import httpx
 import openai
 import pytest
 
-from proxy.catalog_watch import LiveCatalog
-from proxy.core.conversation import MemoryTurnStore
-from proxy.engine import SkillEngine, preprocess_config
+from proxy.engine.live_catalog import LiveCatalog
+from proxy.core.turns.records import MemoryTurnStore
+from proxy.engine.skill_engine import SkillEngine, preprocess_config
 from proxy.settings import Settings
 from tests.conftest import SHARED, corpus_roots
 
@@ -186,7 +186,7 @@ def test_five_thousand_skills_load_route_and_serve(start_proxy, upstream, tmp_pa
 
 @pytest.fixture
 def fast_poll(monkeypatch):
-    import proxy.catalog_watch as watch
+    import proxy.engine.live_catalog as watch
     monkeypatch.setattr(watch, "_MISSING_ROOT_POLL_SECONDS", 0.05)
 
 

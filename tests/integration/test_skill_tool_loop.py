@@ -14,7 +14,7 @@ import httpx
 import openai
 import pytest
 
-from proxy.core.skill_tools import TOOL_NAMES
+from proxy.core.tools.skill_tools import TOOL_NAMES
 from tests.conftest import REPO
 
 from .engines import real_engine as engine_for

@@ -34,7 +34,7 @@ import openai
 import pytest
 
 from proxy.app import create_app
-from proxy.logging_setup import configure_logging
+from proxy.logs.setup import configure_logging
 from proxy.settings import Settings
 
 from .conftest import RunningProxy

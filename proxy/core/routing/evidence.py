@@ -1,0 +1,133 @@
+"""The evidence behind a route: raw BM25F sums, the shortlist, and why each skill matched.
+
+What lives here: the hot loop that sums the postings of a message's terms per
+skill, the shortlist of skills worth scoring in full, exact name mentions, and
+per shortlisted skill the matched terms (for the breadth rule and the readable
+reasons).
+
+What it must not know: thresholds, confidences or selection.
+"""
+
+from __future__ import annotations
+
+import heapq
+from functools import lru_cache
+from typing import Mapping, NamedTuple, Sequence
+
+from proxy.core.routing.query import QueryTerm
+from proxy.core.routing.term_index import Match, RoutingIndex
+from proxy.core.routing.tokens import compounds, words
+
+_FIELD_LABELS = {
+    "name": "lexical:name_token",
+    "folder": "path:directory_token",
+    "tags": "tag",
+    "description": "frontmatter:description_token",
+    "referred": "catalog:referred_token",
+    "headings": "body:heading_token",
+    "opening": "body:opening_token",
+    "use_when": "body:when_to_use_token",
+    "body": "body:text_token",
+}
+
+
+class Evidence(NamedTuple):
+    """What one skill matched: its exact raw sum, how many distinct message words, which terms."""
+
+    raw: float
+    breadth: int
+    terms: tuple[str, ...]  # matched query terms, in message order
+
+    def reasons(self, query: Query, matches: Mapping[str, Match]) -> list[str]:
+        """Readable reasons, strongest first."""
+        hits = sorted(self.terms, key=lambda t: -query.by_term[t].weight * matches[t].weight)
+        return list(dict.fromkeys(reason(t, query.by_term[t].via, matches[t].fields[0]) for t in hits))
+
+
+class Query(NamedTuple):
+    """A message's terms, keyed for the per-skill pass."""
+
+    by_term: dict[str, QueryTerm]
+    weight: dict[str, float]
+    order: dict[str, int]
+    source: dict[str, str | None]
+
+    @classmethod
+    def of(cls, terms: Sequence[QueryTerm]) -> Query:
+        by_term = {t.term: t for t in terms}
+        return cls(
+            by_term,
+            {t: q.weight for t, q in by_term.items()},
+            {t: n for n, t in enumerate(by_term)},
+            {t: _source(q) for t, q in by_term.items()},
+        )
+
+
+@lru_cache(maxsize=1 << 14)
+def reason(term: str, via: str, field: str) -> str:
+    """`frontmatter:description_token=query (lexicon:abfrage)` and the like."""
+    label = f"{_FIELD_LABELS[field]}:{term}" if field == "tags" else f"{_FIELD_LABELS[field]}={term}"
+    if via.startswith("fuzzy:"):
+        return f"fuzzy:{via[6:]}~{term} ({label})"
+    return f"{label} ({via})" if via else label
+
+
+def raw_scores(terms: Sequence[QueryTerm], index: RoutingIndex, longest: int) -> dict[int, float]:
+    """skill → summed evidence, from the postings of the query terms only.
+
+    Terms held by more than `longest` skills are left out: they weigh little and cost most.
+    This sum only picks the shortlist; `evidence` then counts every term for those skills.
+    """
+    postings = index.postings
+    acc: dict[int, float] = {}
+    get = acc.get
+    for term in terms:
+        found = postings.get(term.term)
+        if found is None or len(found[0]) > longest:
+            continue
+        weight = term.weight
+        for skill, posting_weight in zip(*found):
+            acc[skill] = get(skill, 0.0) + weight * posting_weight
+    return acc
+
+
+def shortlist(raw: dict[int, float], bonus: dict[int, float], size: int) -> list[int]:
+    """The skills worth scoring in full: the best raw evidence, plus every named skill."""
+    best = heapq.nlargest(size, raw, key=raw.__getitem__) if len(raw) > size else list(raw)
+    return best + [i for i in bonus if i not in best]
+
+
+def name_mentions(text: str, index: RoutingIndex, bonus: float) -> dict[int, float]:
+    """skill → exact-name bonus, for names written in the message (`gh-fix-ci`, `gh fix ci`)."""
+    plain = words(text)
+    written = set(compounds(text))
+    heads = index.name_heads
+    for i, word in enumerate(plain):
+        if word in heads:
+            written.update("-".join(plain[i : i + size]) for size in range(2, min(5, len(plain) - i + 1)))
+    found: dict[int, float] = {}
+    for name in written:
+        for i in index.by_name.get(name, ()):
+            found[i] = bonus * index.features[i].distinctive
+    return found
+
+
+def _source(term: QueryTerm) -> str | None:
+    """The word of the message a term stands for (phrases stand for none of their own)."""
+    if term.via == "phrase":
+        return None
+    return term.via.split(":", 1)[1] if ":" in term.via else term.term
+
+
+def evidence(chosen: Sequence[int], query: Query, index: RoutingIndex) -> dict[int, Evidence]:
+    """skill → what it matched, every term counted, for the shortlisted skills only."""
+    weight, source = query.weight, query.source
+    out: dict[int, Evidence] = {}
+    for i in chosen:
+        matches = index.features[i].matches
+        common = sorted(query.by_term.keys() & matches.keys(), key=query.order.__getitem__)
+        raw = sum([weight[t] * matches[t].weight for t in common])
+        words = {source[t] for t in common}
+        words.discard(None)
+        out[i] = Evidence(raw, len(words), tuple(common))
+    return out

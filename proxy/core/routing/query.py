@@ -1,0 +1,122 @@
+"""From a user message to weighted query terms, ready to look up in the index.
+
+What lives here: the length cap, direct terms, the multilingual lexicon bridge
+(数据库 → database) and typo repair against the index vocabulary (rapidfuzz).
+Each term remembers how it was found, so the router can explain itself.
+
+What it must not know: scores, thresholds or selection.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import NamedTuple
+
+from rapidfuzz import fuzz, process
+
+from proxy.core.routing.lexicon import LEXICON, Lexicon
+from proxy.core.routing.term_index import RoutingIndex
+from proxy.core.routing.tokens import CJK_RUN, normalize, phrases, terms, tokens, words
+
+HEAD_CHARS = 4000
+TAIL_CHARS = 1000
+LEXICON_WEIGHT = 0.9
+CJK_LEXICON_WEIGHT = 1.2  # CJK text reaches English skills only through the lexicon
+FUZZY_WEIGHT = 0.75
+FUZZY_CUTOFF = 84.0
+PHRASE_WEIGHT = 0.6
+MAX_FUZZY = 8  # typo repairs tried per message (the first unknown words)
+TYPO_CACHE_SIZE = 4096  # typo repairs remembered per index (a repair only depends on the index)
+_UNSEEN = object()
+
+
+class QueryTerm(NamedTuple):
+    """A term to look up; `via` says how it was found (`""` = written as is)."""
+
+    term: str
+    weight: float
+    via: str = ""
+
+
+def cap_text(text: str) -> str:
+    """Only the first 4,000 and the last 1,000 characters of a long message count."""
+    if len(text) <= HEAD_CHARS + TAIL_CHARS:
+        return text
+    return f"{text[:HEAD_CHARS]}\n{text[-TAIL_CHARS:]}"
+
+
+def _add(found: dict[str, QueryTerm], term: QueryTerm) -> None:
+    current = found.get(term.term)
+    if current is None or term.weight > current.weight:
+        found[term.term] = term
+
+
+@lru_cache(maxsize=1 << 14)
+def _expand(english: str, weight: float, key: str) -> tuple[QueryTerm, ...]:
+    via = f"lexicon:{key}"
+    found = [QueryTerm(t, weight, via) for t in terms(english)]
+    return tuple(found + [QueryTerm(p, weight * PHRASE_WEIGHT, via) for p in phrases(english)])
+
+
+@lru_cache(maxsize=1)
+def warm_lexicon() -> None:
+    """Expand every entry of the default lexicon once (off the request path: the router calls
+    this when it is built), so a message's first use of an entry costs a cache hit."""
+    for key, english in LEXICON.words.items():
+        _expand(english, LEXICON_WEIGHT, key)
+    for key, english in LEXICON.cjk.items():
+        _expand(english, CJK_LEXICON_WEIGHT, key)
+
+
+@lru_cache(maxsize=1 << 16)
+def _default_word(word: str) -> str | None:
+    return LEXICON.lookup_word(word)
+
+
+def _lexicon_terms(text: str, lexicon: Lexicon) -> list[QueryTerm]:
+    out: list[QueryTerm] = []
+    for run in CJK_RUN.findall(normalize(text)):
+        for key, english in lexicon.lookup_cjk(run):
+            out.extend(_expand(english, CJK_LEXICON_WEIGHT, key))
+    lookup_word = _default_word if lexicon is LEXICON else lexicon.lookup_word
+    plain = words(text)
+    for i, word in enumerate(plain):
+        hit = lexicon.lookup_phrase(plain, i)
+        key, english = hit if hit is not None else (word, lookup_word(word))
+        if english:
+            out.extend(_expand(english, LEXICON_WEIGHT, key))
+    return out
+
+
+def _fuzzy_term(term: str, index: RoutingIndex) -> QueryTerm | None:
+    if len(term) < 5 or not term.isascii() or not term.isalpha():
+        return None
+    cache = index.typo_cache
+    seen = cache.get(term, _UNSEEN)  # one read: safe while another thread clears the cache
+    if seen is _UNSEEN:
+        hit = process.extractOne(term, index.typo_candidates(term), scorer=fuzz.ratio, score_cutoff=FUZZY_CUTOFF)
+        repaired = None if hit is None else str(hit[0])
+        if len(cache) >= TYPO_CACHE_SIZE:
+            cache.clear()
+        cache[term] = repaired
+    else:
+        repaired = seen if isinstance(seen, str) else None
+    return None if repaired is None else QueryTerm(repaired, FUZZY_WEIGHT, f"fuzzy:{term}")
+
+
+def query_terms(text: str, index: RoutingIndex, lexicon: Lexicon = LEXICON) -> tuple[QueryTerm, ...]:
+    """Every distinct term of the (capped) message, direct ones first."""
+    text = cap_text(text)
+    found: dict[str, QueryTerm] = {}
+    for token in tokens(text):
+        _add(found, QueryTerm(token.term, 1.0))
+    for phrase in phrases(text):
+        _add(found, QueryTerm(phrase, PHRASE_WEIGHT, "phrase"))
+    for term in _lexicon_terms(text, lexicon):
+        _add(found, term)
+    unknown = [t.term for t in found.values() if not t.via and not index.knows(t.term)]
+    for term in unknown[:MAX_FUZZY]:
+        repaired = _fuzzy_term(term, index)
+        if repaired is not None:
+            _add(found, repaired)
+    return tuple(found.values())

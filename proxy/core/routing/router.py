@@ -1,0 +1,153 @@
+"""Deterministic, explainable skill routing (behaviour.md §4).
+
+What lives here: scoring the routable skills against a message through the
+routing index (a shortlist picked on the message's selective terms, then every
+term counted for it), turning raw evidence into a 0-100 score with a confidence
+and readable reasons (scaled down when only one or two words of the message
+matched, penalised by "not for" clauses, raised by the skill's name), and the
+selection rule (every `high`, plus `medium` within 25 points of the top, at
+most 3; ties by name).
+
+What it must not know: HTTP, logging, how a decision is injected into a request.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal, NamedTuple, Sequence
+
+from proxy.core.routing.evidence import Evidence, Query, evidence, name_mentions, raw_scores, shortlist
+from proxy.core.routing.query import QueryTerm, cap_text, query_terms, warm_lexicon
+from proxy.core.routing.term_index import RoutingIndex, build_index
+from proxy.core.catalog.skill import Skill
+
+Confidence = Literal["high", "medium", "low"]
+
+HIGH = 70
+MEDIUM = 35
+MEDIUM_WINDOW = 25
+MAX_SELECTED = 3
+CANDIDATES = 10
+SHORTLIST_SLACK = 5  # extra skills fully scored beyond the candidates, so bonuses can reorder
+# The shortlist is picked on the terms held by at most this share of the catalog (at least
+# SHORTLIST_TERM_MIN skills); the shortlisted skills are then scored on every term.
+SHORTLIST_TERM_SHARE = 0.06
+SHORTLIST_TERM_MIN = 60
+# Raw BM25F evidence → 0-100: score = 100 * (1 - exp(-raw / SCALE)).
+SCALE = 20.0
+EXACT_NAME_BONUS = 35
+NAME_COVERAGE_BONUS = 20
+# Evidence from one or two words of a message is weak ("what does SEO stand for?"): the raw
+# score is scaled by how many distinct words of the message the skill matched.
+BREADTH_FACTOR = (0.0, 0.4, 0.65, 0.85, 0.95, 1.0)
+EXCLUSION_PENALTY = 0.5  # share of a term's weight taken away when a "not for" clause names it
+
+
+@dataclass(frozen=True)
+class RouteCandidate:
+    skill: Skill
+    score: int
+    confidence: Confidence
+    reasons: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class RouteDecision:
+    selected: tuple[RouteCandidate, ...]  # what gets injected
+    candidates: tuple[RouteCandidate, ...]  # top 10 ranked (selected included), for diagnostics
+    query_terms: tuple[str, ...]
+
+    @property
+    def best_rejected(self) -> RouteCandidate | None:
+        chosen = {id(c) for c in self.selected}
+        return next((c for c in self.candidates if id(c) not in chosen), None)
+
+
+def confidence_for(score: int) -> Confidence:
+    if score >= HIGH:
+        return "high"
+    return "medium" if score >= MEDIUM else "low"
+
+
+class _Scored(NamedTuple):
+    """A shortlisted skill before its reasons are written (only the final candidates get them)."""
+
+    index: int
+    score: int
+    skill: Skill
+    evidence: Evidence
+    prefix: tuple[str, ...]  # name reasons, first
+    suffix: tuple[str, ...]  # penalties, last
+
+    def candidate(self, query: Query, index: RoutingIndex) -> RouteCandidate:
+        found = self.evidence.reasons(query, index.features[self.index].matches)
+        reasons = (*self.prefix, *found, *self.suffix)
+        return RouteCandidate(self.skill, self.score, confidence_for(self.score), tuple(dict.fromkeys(reasons)))
+
+
+def _score(i: int, raw: float, bonus: float, found: Evidence, term_set: frozenset[str], index: RoutingIndex) -> _Scored:
+    skill, features = index.skills[i], index.features[i]
+    raw *= BREADTH_FACTOR[min(found.breadth, len(BREADTH_FACTOR) - 1)]
+    prefix: tuple[str, ...] = ()
+    suffix: tuple[str, ...] = ()
+    if bonus:
+        prefix = (f"exact:name={skill.name}",)
+    elif len(features.name_terms) > 1 and features.name_terms <= term_set:
+        bonus = NAME_COVERAGE_BONUS
+        prefix = (f"lexical:name_all_tokens={skill.name}",)
+    excluded = sorted(features.excluded & term_set)
+    if excluded:
+        raw *= 1 - EXCLUSION_PENALTY * min(1.0, len(excluded) / 3)
+        suffix = (f"penalty:description_excludes={','.join(excluded)}",)
+    score = min(100, round(100 * (1 - math.exp(-raw / SCALE)) + bonus))
+    return _Scored(i, score, skill, found, prefix, suffix)
+
+
+def select(ranked: Sequence[RouteCandidate], max_selected: int = MAX_SELECTED) -> tuple[RouteCandidate, ...]:
+    """Every `high`, plus `medium` within 25 points of the top; at most `max_selected` (≤ 3)."""
+    cap = max(0, min(max_selected, MAX_SELECTED))
+    if not ranked or cap == 0:
+        return ()
+    top = ranked[0].score
+    chosen = [c for c in ranked if c.score >= HIGH or (c.score >= MEDIUM and top - c.score <= MEDIUM_WINDOW)]
+    return tuple(chosen[:cap])
+
+
+class SkillRouter:
+    """Ranks the model-invocable skills of one catalog against messages."""
+
+    def __init__(self, skills: Sequence[Skill]) -> None:
+        self._index = build_index(skills)
+        warm_lexicon()
+
+    @property
+    def index(self) -> RoutingIndex:
+        return self._index
+
+    def _rank(self, text: str, limit: int) -> tuple[tuple[RouteCandidate, ...], tuple[QueryTerm, ...]]:
+        index, capped = self._index, cap_text(text)
+        terms = query_terms(capped, index)
+        known = [t for t in terms if index.knows(t.term)]
+        raw = raw_scores(known, index, max(SHORTLIST_TERM_MIN, int(len(index.skills) * SHORTLIST_TERM_SHARE)))
+        if not raw:  # only common words: sum them all
+            raw = raw_scores(known, index, len(index.skills))
+            if not raw:
+                return (), terms
+        bonus = name_mentions(capped, index, EXACT_NAME_BONUS)
+        chosen = shortlist(raw, bonus, limit + SHORTLIST_SLACK)
+        query = Query.of(known)
+        found = evidence(chosen, query, index)
+        term_set = frozenset(t.term for t in terms)  # every term: "not for" phrases are not indexed
+        scored = [_score(i, found[i].raw, bonus.get(i, 0.0), found[i], term_set, index) for i in chosen]
+        scored.sort(key=lambda s: (-s.score, s.skill.name, s.skill.location))
+        return tuple(s.candidate(query, index) for s in scored[:limit]), terms
+
+    def route(self, text: str, max_selected: int = MAX_SELECTED) -> RouteDecision:
+        candidates, terms = self._rank(text, CANDIDATES)
+        return RouteDecision(select(candidates, max_selected), candidates, tuple(t.term for t in terms))
+
+    def search(self, query: str, limit: int = 10) -> tuple[RouteCandidate, ...]:
+        """Ranking only, no thresholds (for a `list_skills` tool)."""
+        ranked, _ = self._rank(query, max(0, limit))
+        return ranked

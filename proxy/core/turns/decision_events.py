@@ -1,0 +1,86 @@
+"""The log events that explain a preprocessing decision, as plain dicts.
+
+Named as seed 003 names them (`prompt_route`, `context_injection`,
+`preprocess_activation`); the shell logs them bound to the request id. They
+carry previews and short hashes of the text, never whole prompts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from proxy.core.turns.activation import ActivationRequest
+from proxy.core.routing.router import RouteCandidate, RouteDecision
+
+PREVIEW_CHARS = 180
+
+
+def sha256_short(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+
+
+def preview(text: str, limit: int = PREVIEW_CHARS) -> str:
+    compact = re.sub(r"\s+", " ", text).strip()
+    return compact if len(compact) <= limit else compact[: limit - 3] + "..."
+
+
+def summarize(candidate: RouteCandidate) -> str:
+    reasons = " ".join(candidate.reasons[:3]) or "score_only"
+    return f"{candidate.skill.name}:{candidate.score}:{candidate.confidence}:{reasons}"
+
+
+def route_events(mode: str, reason: str, text: str, decision: RouteDecision, injection: str) -> tuple[dict[str, Any], ...]:
+    top = decision.selected[0] if decision.selected else None
+    best_rejected = decision.best_rejected
+    route = {
+        "event": "prompt_route",
+        "mode": mode,
+        "reason": reason,
+        "input_preview": preview(text),
+        "selected": [summarize(c) for c in decision.selected],
+        "rejected_best": summarize(best_rejected) if best_rejected else None,
+        "top_skill": top.skill.name if top else None,
+        "top_score": top.score if top else 0,
+        "top_confidence": top.confidence if top else "low",
+        "candidates": [f"{c.skill.name}={c.score}" for c in decision.candidates[:5]],
+        "injection_chars": len(injection),
+    }
+    kind = "routed" if mode == "routed" else "reminder"
+    return route, injection_event(kind, reason, injection, text)
+
+
+def injection_event(kind: str, reason: str, injection: str, payload: str, **extra: Any) -> dict[str, Any]:
+    return {
+        "event": "context_injection",
+        "kind": kind,
+        "reason": reason,
+        "injection_chars": len(injection),
+        "injection_sha256": sha256_short(injection),
+        "injection_preview": preview(injection),
+        "payload_chars": len(payload),
+        "payload_sha256": sha256_short(payload) if payload else None,
+        "payload_preview": preview(payload) if payload else None,
+        **extra,
+    }
+
+
+def activation_events(request: ActivationRequest, expansions: Mapping[str, Any], packet: str) -> tuple[dict[str, Any], ...]:
+    resolved = [a.skill.name for a in request.resolved]
+    expanded = [name for name in resolved if expansions[name].text is not None]
+    activation = {
+        "event": "preprocess_activation",
+        "activations": [a.token for a in request.activations],
+        "resolved_skills": resolved,
+        "unresolved_skills": [a.requested for a in request.unresolved],
+        "suggestions": {a.requested: list(a.suggestions) for a in request.unresolved},
+        "expanded_count": len(expanded),
+        "expected_action": f"apply expanded skill(s) {','.join(expanded)}" if expanded
+        else "find the intended skill among the suggestions",
+    }
+    proof = [f"{name}:{len(expansions[name].text)}B:sha256={sha256_short(expansions[name].text)}" for name in expanded]
+    injection = injection_event("explicit_expanded", "explicit_activation", packet, request.payload,
+                                packet="skill_invocation_packet", expanded_skills=proof)
+    return activation, injection

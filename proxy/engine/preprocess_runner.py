@@ -1,0 +1,98 @@
+"""Running the preprocessor for one request without ever failing that request.
+
+What lives here: `ChatPreprocessor`, the seam between the web shell and the
+skill engine, and `run_preprocessor`, which runs `preprocess` in a worker
+thread under `scan_timeout`. On a timeout or any exception it logs
+`preprocess_fallback` and returns `fallback(body, reason)` instead. Cancelling
+the caller (a client that went away) stops waiting for the thread. The time
+it took (`preprocess_ms`) and why it fell back go into the request's line.
+
+What must not: know what the engine does inside, or touch the network.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any, Protocol
+
+import structlog
+
+from proxy.core.catalog.catalog import Catalog
+from proxy.core.turns.records import MixedCall, TurnRecord
+from proxy.core.turns.preprocess_result import Preprocessed
+from proxy.core.turns.request_options import RequestOptions
+from proxy.core.tools.rounds import ToolRunner
+
+log = structlog.get_logger("proxy.preprocess")
+
+
+class ChatPreprocessor(Protocol):
+    def preprocess(self, body: dict[str, Any], options: RequestOptions | None = None) -> Preprocessed:
+        """The rewritten messages for a chat request (sync, CPU-bound; may raise or be slow)."""
+        ...
+
+    def fallback(self, body: dict[str, Any], reason: str, options: RequestOptions | None = None) -> Preprocessed:
+        """The messages with the fallback reminder; never raises."""
+        ...
+
+    def preview(self, body: dict[str, Any], options: RequestOptions | None = None) -> Preprocessed:
+        """What `preprocess` would do, with nothing stored."""
+        ...
+
+    def skills(self, options: RequestOptions | None = None) -> Catalog:
+        """The skills in scope for a request."""
+        ...
+
+    def skill_tools(self, options: RequestOptions | None = None) -> ToolRunner | None:
+        """The proxy's skill tools over the current catalog, or None when there are none to offer."""
+        ...
+
+    def record_tool_exchange(self, anchor: tuple[str, TurnRecord], exchange: list[dict[str, Any]],
+                             mixed: MixedCall | None) -> None:
+        """Keep a request's tool rounds so the next request can replay them."""
+        ...
+
+    def startup_summary(self) -> dict[str, Any]:
+        """`{"skills": int, "warnings": int, "roots": [str, ...]}` for the start banner."""
+        ...
+
+
+async def run_preprocessor(engine: ChatPreprocessor, body: dict[str, Any], timeout: float,
+                           options: RequestOptions | None = None,
+                           fields: dict[str, Any] | None = None) -> Preprocessed:
+    """`engine.preprocess(body, options)` within `timeout` seconds, else `engine.fallback`.
+
+    `fields` (the request's log line) gets `preprocess_ms` and, on a fallback, `fallback`:
+    `timeout` or `error`.
+    """
+    fields = {} if fields is None else fields
+    started = time.perf_counter()
+    # The thread cannot be stopped on timeout, and it may still be reading `body` while the fallback
+    # goes out: safe because neither the engine nor the shell ever changes a request in place.
+    work = asyncio.to_thread(engine.preprocess, body, options)
+    try:
+        result = await asyncio.wait_for(work, timeout)
+        fields["preprocess_ms"] = _ms_since(started)
+        return result
+    except TimeoutError:
+        fields["fallback"] = "timeout"
+        reason = f"scan timeout: preprocessing took longer than scan_timeout={timeout}s"
+    except Exception as exc:  # noqa: BLE001 - the preprocessor must never fail the request
+        fields["fallback"] = "error"
+        reason = f"routing error: {type(exc).__name__}: {exc}"
+        log.warning("preprocess_error", error_type=type(exc).__name__, exc_info=exc)
+    elapsed_ms = fields["preprocess_ms"] = _ms_since(started)
+    log.warning("preprocess_fallback", reason=reason, elapsed_ms=elapsed_ms)
+    return engine.fallback(body, reason, options)
+
+
+def log_decision_events(result: Preprocessed) -> None:
+    """Each of the preprocessor's decision events as its own log line."""
+    for event in result.events:
+        fields = {k: v for k, v in event.items() if k != "event"}
+        log.info(str(event.get("event", "preprocess_event")), **fields)
+
+
+def _ms_since(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000, 1)

@@ -1,0 +1,188 @@
+"""The skill engine: what the proxy calls to preprocess a chat request.
+
+It owns the live catalog, the router built from it (rebuilt in the watcher
+thread when the catalog changes, never on a request), and the turn store
+(`state`: this process's memory, or Redis shared by workers and replicas). A
+request reads one immutable `SkillContext`, so a reload mid-request cannot
+mix two catalogs. Store writes made on the event loop (fallback, tool
+exchanges) are queued by a network store, never waited for.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import Any
+
+import structlog
+
+from proxy.engine import heap
+from proxy.engine.live_catalog import LiveCatalog
+from proxy.core.catalog.catalog import Catalog
+from proxy.core.catalog.diff import catalog_changes
+from proxy.core.turns.records import MemoryTurnStore, MixedCall, TurnRecord, TurnStore
+from proxy.core.turns.preprocess_result import Preprocessed
+from proxy.core.turns.preprocessor import fallback, preprocess
+from proxy.core.turns.request_options import RequestOptions
+from proxy.core.routing.router import SkillRouter
+from proxy.core.catalog.skill import Skill
+from proxy.core.catalog.scope import SkillScope
+from proxy.core.tools.skill_tools import SkillTools
+from proxy.core.turns.turn_decision import PreprocessConfig, SkillContext
+from proxy.settings import Settings
+
+_log = structlog.get_logger("skillproxy.engine")
+
+# A result that took longer than this share of the scan timeout is still used
+# if it arrives in time, but its records are not kept: the shell may already
+# have sent the fallback for that turn, and the store must hold what was sent.
+COMMIT_MARGIN = 0.8
+
+RouterFactory = Callable[[Sequence[Skill]], SkillRouter]
+
+
+class SkillEngine:
+    def __init__(self, live: LiveCatalog, config: PreprocessConfig, store: TurnStore, scan_timeout: float,
+                 router_factory: RouterFactory = SkillRouter, clock: Callable[[], float] = time.time,
+                 scope: SkillScope = SkillScope()) -> None:
+        self.live = live
+        self.scope = scope  # enabled_skills and disabled_skills
+        self.config = config
+        self.store = store
+        self.scan_timeout = scan_timeout
+        self._router_factory = router_factory
+        self._clock = clock
+        self._context = self._build_context(live.current)
+        live.subscribe(self._on_catalog_change)
+
+    @classmethod
+    def from_settings(cls, settings: Settings, start_watching: bool = True, **kwargs: Any) -> SkillEngine:
+        live = LiveCatalog(settings.roots, settings.max_skill_file_bytes)
+        engine = cls(live, preprocess_config(settings), turn_store(settings), settings.scan_timeout,
+                     scope=SkillScope.of(settings.enabled_skills, settings.disabled_skills),
+                     **kwargs)
+        if start_watching:  # a served engine: its catalog lives long and is kept out of the collector's way
+            heap.settle()
+            live.subscribe(heap.settle)
+            live.start()
+        return engine
+
+    @property
+    def context(self) -> SkillContext:
+        return self._context
+
+    def preprocess(self, body: dict[str, Any], options: RequestOptions | None = None) -> Preprocessed:
+        started = time.monotonic()
+        config, context = self._for_request(options or RequestOptions())
+        result = preprocess(body.get("messages"), context, self.store, config, self._clock())
+        if time.monotonic() - started < COMMIT_MARGIN * self.scan_timeout:
+            self._commit(result)
+        return result
+
+    def preview(self, body: dict[str, Any], options: RequestOptions | None = None) -> Preprocessed:
+        """What `preprocess` would do, without keeping anything: for `POST /v1/skills/route`."""
+        config, context = self._for_request(options or RequestOptions())
+        return preprocess(body.get("messages"), context, self.store, config, self._clock())
+
+    def skills(self, options: RequestOptions | None = None) -> Catalog:
+        """The catalog in scope: enabled by config, narrowed by the request."""
+        return self._context.narrowed((options or RequestOptions()).scope).catalog
+
+    def fallback(self, body: dict[str, Any], reason: str, options: RequestOptions | None = None) -> Preprocessed:
+        tool_mode = (options.tool_mode if options else None) or self.config.tool_mode
+        # Runs on the event loop: reads only what this process holds, never a network store.
+        local = getattr(self.store, "local", self.store)
+        result = fallback(body.get("messages"), local, self._clock(), reason, tool_mode)
+        self._commit(result, self._put_soon)
+        return result
+
+    def _for_request(self, options: RequestOptions) -> tuple[PreprocessConfig, SkillContext]:
+        config = replace(self.config, tool_mode=options.tool_mode or self.config.tool_mode,
+                         routing=options.skills_mode != "explicit")
+        return config, self._context.narrowed(options.scope)
+
+    def skill_tools(self, options: RequestOptions | None = None) -> SkillTools | None:
+        """The skill tools over the current catalog (in the request's scope); None when there is no skill."""
+        context = self._context.narrowed((options or RequestOptions()).scope)
+        if not context.catalog.skills:
+            return None
+        return SkillTools(context.catalog, context.router, self.config.max_file_bytes)
+
+    def record_tool_exchange(self, anchor: tuple[str, TurnRecord], exchange: list[dict[str, Any]],
+                             mixed: MixedCall | None) -> None:
+        """Keep the proxy's tool rounds with the message they followed, for the next request's replay."""
+        key, record = anchor
+        if not exchange and mixed is None and not record.tool_exchange and record.mixed_call is None:
+            return
+        self._put_soon(key, replace(record, tool_exchange=tuple(exchange), mixed_call=mixed), self._clock())
+
+    def startup_summary(self) -> dict[str, Any]:
+        catalog = self.live.current
+        return {"skills": len(catalog.skills), "warnings": len(catalog.findings()), "roots": list(catalog.roots),
+                "shadowed": len(catalog.shadowed), "skipped": len(catalog.skipped), **state_summary(self.store)}
+
+    def close(self) -> None:
+        self.live.stop()
+        close_store = getattr(self.store, "close", None)
+        if close_store is not None:
+            close_store()
+
+    def _commit(self, result: Preprocessed, put: Callable[[str, TurnRecord, float], None] | None = None) -> None:
+        now, put_many = self._clock(), getattr(self.store, "put_many", None)
+        if put is None and put_many is not None:
+            put_many(result.records, now)  # a network store: one round trip
+            return
+        for key, record in result.records:
+            (put or self.store.put)(key, record, now)
+
+    def _put_soon(self, key: str, record: TurnRecord, now: float) -> None:
+        """A write from the event loop: queued when the store is across a network, never waited for."""
+        getattr(self.store, "put_later", self.store.put)(key, record, now)
+
+    def _build_context(self, catalog: Catalog) -> SkillContext:
+        enabled = catalog.scoped(self.scope)
+        return SkillContext(enabled, self._router_factory(enabled.skills))
+
+    def _on_catalog_change(self, old: Catalog, new: Catalog) -> None:
+        self._context = self._build_context(new)
+        _log.info("catalog_reloaded", **catalog_changes(old, new).log_fields())
+
+
+def turn_store(settings: Settings) -> TurnStore:
+    """Where replay records live: this process's memory, or Redis shared by replicas (`state: redis://...`)."""
+    if settings.state == "memory":
+        return MemoryTurnStore(settings.state_max_entries, settings.state_ttl)
+    from proxy.state.redis_store import RedisTurnStore  # only a Redis deployment needs the client
+
+    return RedisTurnStore.from_settings(settings)
+
+
+def state_summary(store: TurnStore) -> dict[str, Any]:
+    """For the start banner: where records live and, for Redis, whether it answers now."""
+    health = getattr(store, "health", None)
+    if health is None:
+        return {"state": "memory"}
+    return {"state": health.shown_url, "state_reachable": store.ping()}  # type: ignore[attr-defined]
+
+
+def preprocess_config(settings: Settings) -> PreprocessConfig:
+    return PreprocessConfig(
+        max_routed_skills=settings.max_routed_skills,
+        refresh_interval=settings.refresh_interval,
+        slash_activation=settings.slash_activation,
+        tool_mode=settings.tool_mode,
+        max_file_bytes=settings.max_skill_file_bytes,
+        fork_keep_system=settings.fork_keep_system,
+        skills_index=settings.skills_index,
+        skills_index_max_chars=settings.skills_index_max_chars,
+        model_overrides=allowed_models(settings.model_overrides),
+    )
+
+
+def allowed_models(overrides: Any) -> dict[str, str]:
+    """`model_overrides` as a map: a list allows each name as itself."""
+    if isinstance(overrides, (list, tuple)):
+        return {str(name): str(name) for name in overrides}
+    return {str(k): str(v) for k, v in dict(overrides or {}).items()}
+

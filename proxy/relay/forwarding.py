@@ -1,0 +1,106 @@
+"""Sending a client's request upstream and handing the answer back.
+
+What lives here: `Forwarder.send` (the upstream URL and headers for a client
+request, to the upstream the caller chose or the default one; a passthrough
+body of a declared length up to 1 MiB is read first, so that a request meeting
+a keep-alive connection the upstream closed can be sent again; the upstream's
+name and time are noted for the request log), `Forwarder.respond`
+(an error answer normalised to the OpenAI shape; a chat completion that is not
+an event stream read whole first, so that an answer that breaks off, stalls
+past `read_timeout` or is not JSON at all becomes a 502/504 the client can act
+on rather than a cut connection or an HTML page; anything else relayed as it
+comes) and `streaming_response`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterable, AsyncIterator
+from typing import Any
+
+from fastapi import Request, Response
+from fastapi.responses import JSONResponse
+from starlette.background import BackgroundTask
+from starlette.requests import ClientDisconnect
+
+from proxy.core import json_codec
+from proxy.errors import ClientDisconnected, invalid_answer_error, normalise_error
+from proxy.middleware import DisconnectWatch, request_fields, request_id_of
+from proxy.relay.relay_response import RelayResponse
+from proxy.relay.streaming import relay, stream_headers
+from proxy.upstream.client import Upstream, UpstreamResponse
+from proxy.upstream.upstreams import Upstreams
+
+REPLAYABLE_BODY_BYTES = 1 << 20  # larger bodies (uploads) stream through as they come
+
+
+class Forwarder:
+    def __init__(self, upstreams: Upstreams) -> None:
+        self.upstreams = upstreams
+
+    async def send(self, request: Request, path: str, content: Any, keep_length: bool,
+                   upstream: Upstream | None = None) -> UpstreamResponse:
+        """Send to `upstream` (the default one when None); the request line notes which one."""
+        upstream = upstream or self.upstreams.default
+        url = upstream.url_for(path, request.url.query)
+        headers = upstream.request_headers(
+            [(k, v) for k, v in request.headers.items()], request_id_of(request.scope), keep_length)
+        fields = request_fields(request.scope)
+        fields["upstream"] = upstream.name
+        try:
+            content = await _replayable(request, content)
+            answer = await upstream.send(request.method, url, headers, content)
+        except ClientDisconnect:
+            raise ClientDisconnected() from None
+        fields["upstream_ms"] = answer.upstream_ms
+        return answer
+
+    async def respond(self, answer: UpstreamResponse, watch: DisconnectWatch) -> Response:
+        if answer.status >= 400:
+            raw = await _read_whole(answer, watch)
+            body = normalise_error(answer.status, raw, answer.base_url)
+            return JSONResponse(body, status_code=answer.status)
+        if _is_chat_completion(answer) and not answer.is_event_stream:
+            return _completion_response(answer, await _read_whole(answer, watch))
+        return streaming_response(answer, relay(answer), BackgroundTask(answer.aclose))
+
+
+def _is_chat_completion(answer: UpstreamResponse) -> bool:
+    return answer.method == "POST" and answer.url.split("?", 1)[0] == answer.base_url + "/chat/completions"
+
+
+async def _replayable(request: Request, content: Any) -> Any:
+    """A streamed body of a small declared length, read whole; any other body as it is."""
+    declared = request.headers.get("content-length", "")
+    if not isinstance(content, AsyncIterable) or not declared.isdigit() or int(declared) > REPLAYABLE_BODY_BYTES:
+        return content
+    return b"".join([chunk async for chunk in content])
+
+
+async def _read_whole(answer: UpstreamResponse, watch: DisconnectWatch) -> bytes:
+    try:
+        return await watch.guard(answer.read())
+    finally:
+        await answer.aclose()
+
+
+def _completion_response(answer: UpstreamResponse, raw: bytes) -> Response:
+    """The upstream's own bytes, once they are known to be a JSON object."""
+    try:
+        is_object = isinstance(json_codec.loads(raw), dict)
+    except ValueError:
+        is_object = False
+    if not is_object:
+        raise invalid_answer_error(answer.url, answer.status, answer.content_type, raw)
+    response = Response(raw, status_code=answer.status)
+    response.raw_headers = _raw_headers(stream_headers(answer)) + [(b"content-length", str(len(raw)).encode())]
+    return response
+
+
+def streaming_response(answer: UpstreamResponse, body: AsyncIterator[bytes],
+                       background: BackgroundTask | None = None) -> RelayResponse:
+    """The client's response: the upstream's status and headers, `body` as it comes."""
+    return RelayResponse(body, answer.status, _raw_headers(stream_headers(answer)), background)
+
+
+def _raw_headers(headers: list[tuple[str, str]]) -> list[tuple[bytes, bytes]]:
+    return [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in headers]

@@ -1,0 +1,96 @@
+"""Relaying an upstream answer's body to the client as it arrives.
+
+What lives here: the body iterators handed to the response, and `EventBuffer`,
+which cuts bytes into whole SSE events. Bytes are never re-serialised: what the
+client gets is what the upstream sent, comments, odd lines and all, and a
+stream that ends without `[DONE]` ends without it. For SSE, bytes are passed
+on up to the last complete event (the blank line that ends it), so an event
+split across reads is sent as soon as it is whole and an error after the
+stream began can be framed cleanly: `data: {"error": ...}` then
+`data: [DONE]`; so is a stream that ends before its first event
+(llama-cpp-python does that when a prompt is over its context). An event has
+no size limit (a base64 image may be megabytes in one line), and each byte is
+scanned once however many reads it comes in. The upstream response is closed
+in every case (finished, failed, or cancelled because the client went away).
+
+What must not: parse or change the events, or know about skills.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator
+
+import structlog
+
+from proxy.errors import ProxyError, empty_stream_error, sse_error_frame
+from proxy.upstream.client import UpstreamResponse
+
+log = structlog.get_logger("proxy.streaming")
+
+EVENT_END = re.compile(rb"\r\n\r\n|\n\n|\r\r")
+LONGEST_END = 4  # bytes in the longest terminator, `\r\n\r\n`: one may straddle two reads
+SSE_HEADERS = (("cache-control", "no-cache"), ("x-accel-buffering", "no"))
+
+
+class EventBuffer:
+    """Bytes in as they arrive; out, the bytes up to the end of the last whole event."""
+
+    def __init__(self) -> None:
+        self._pending = bytearray()
+
+    @property
+    def rest(self) -> bytes:
+        """What came after the last whole event (an event still incomplete)."""
+        return bytes(self._pending)
+
+    def feed(self, chunk: bytes) -> bytes:
+        scan_from = max(len(self._pending) - (LONGEST_END - 1), 0)  # earlier bytes hold no terminator
+        self._pending += chunk
+        end = 0
+        for match in EVENT_END.finditer(self._pending, scan_from):
+            end = match.end()
+        complete = bytes(self._pending[:end])
+        del self._pending[:end]
+        return complete
+
+
+async def relay_events(upstream: UpstreamResponse) -> AsyncIterator[bytes]:
+    """SSE bytes, whole events at a time; a failure becomes a framed error event."""
+    events, received = EventBuffer(), False
+    try:
+        async for chunk in upstream.iter_bytes():
+            received = received or bool(chunk.strip())
+            complete = events.feed(chunk)
+            if complete:
+                yield complete
+        if events.rest:
+            yield events.rest
+        if not received:
+            raise empty_stream_error(upstream.url)
+    except ProxyError as error:
+        log.warning("stream_error_framed", dropped_bytes=len(events.rest), code=error.code)
+        yield sse_error_frame(error)
+    finally:
+        await upstream.aclose()
+
+
+async def relay_bytes(upstream: UpstreamResponse) -> AsyncIterator[bytes]:
+    """Any other body, chunk by chunk. A failure aborts the connection (nothing to frame)."""
+    try:
+        async for chunk in upstream.iter_bytes():
+            yield chunk
+    finally:
+        await upstream.aclose()
+
+
+def relay(upstream: UpstreamResponse) -> AsyncIterator[bytes]:
+    return relay_events(upstream) if upstream.is_event_stream else relay_bytes(upstream)
+
+
+def stream_headers(upstream: UpstreamResponse) -> list[tuple[str, str]]:
+    """The headers for the relayed answer: the upstream's, plus no-buffering hints for SSE."""
+    if not upstream.is_event_stream:
+        return list(upstream.headers)
+    kept = [(k, v) for k, v in upstream.headers if k.lower() not in dict(SSE_HEADERS)]
+    return kept + list(SSE_HEADERS)

@@ -1,0 +1,166 @@
+"""`POST /v1/chat/completions`: preprocess, add the skill tools, forward, run the tool loop.
+
+What lives here: one chat request from body to answer. The preprocessor runs
+under the scan timeout; in server tool mode the proxy's skill tools are added
+and `ToolLoop` answers; an upstream that refuses tools gets the request again
+in inline mode and the model is remembered. The upstream is chosen by the
+forwarded `model` (after a skill's allowed model override), each round anew.
+
+What must not: talk httpx, render errors, or decide routes (the engine does).
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+import structlog
+from fastapi import Request, Response
+from fastapi.responses import JSONResponse
+
+from proxy.core import json_codec
+from proxy.core.turns.preprocess_result import Preprocessed
+from proxy.core.turns.request_options import RequestOptions
+from proxy.inspect.request_view import CHAT_TURN, chat_turn
+from proxy.core.tools.skill_tools import tool_definitions
+from proxy.core.tools.calls import add_tools
+from proxy.core.tools.tool_mode import rejects_tools, tool_mode_for
+from proxy.core.tools.rounds import ToolRounds
+from proxy.errors import normalise_error
+from proxy.relay.forwarding import Forwarder, streaming_response
+from proxy.middleware import DisconnectWatch, request_fields
+from proxy.engine.preprocess_runner import ChatPreprocessor, log_decision_events, run_preprocessor
+from proxy.request_body import parse_chat_body, read_body, skills_options
+from proxy.settings import Settings
+from proxy.tool_loop import ToolLoop
+from proxy.upstream.client import UpstreamResponse
+
+log = structlog.get_logger("proxy.chat")
+MAX_LOGGED_MODEL_CHARS = 200
+
+
+class ChatCompletions:
+    def __init__(self, settings: Settings, engine: ChatPreprocessor, forwarder: Forwarder) -> None:
+        self.settings = settings
+        self.engine = engine
+        self.forwarder = forwarder
+        self.tools_refused: set[str] = set()  # models whose upstream rejected our tools: inline from now on
+        self.tool_definitions = tool_definitions()  # built once: every request's copy of `tools` shares them
+
+    async def handle(self, request: Request) -> Response:
+        body = parse_chat_body(await read_body(request, self.settings.max_body_bytes), self.settings.max_messages)
+        fields = request_fields(request.scope)
+        fields.update(model=loggable_model(body.get("model")), stream=bool(body.get("stream")))
+        options = self._options(request, body)
+        async with DisconnectWatch(request.receive) as watch:
+            result = await self._preprocess(body, options, fields, watch)
+            forwarded, tools = self._with_skill_tools(_rewritten(body, result, fields), options)
+            fields.update(tool_mode=options.tool_mode, skill_tools=tools is not None)
+            answer = await watch.guard(self._send_chat(request, forwarded))
+            if tools is None:
+                return await self.forwarder.respond(answer, watch)
+            if answer.status >= 400:
+                return await self._answer_refusal(request, body, options, answer, watch)
+            loop = ToolLoop(ToolRounds(tools[0], tools[1], self.settings.max_tool_rounds, _call_id), forwarded,
+                            lambda next_body: self._send_chat(request, next_body), answer.base_url,
+                            self._finisher(result, fields))
+            if body.get("stream") and answer.is_event_stream:
+                return streaming_response(answer, loop.stream(answer))
+            return await loop.complete(answer, watch.guard)
+
+    def _options(self, request: Request, body: dict[str, Any]) -> RequestOptions:
+        """The request's X-Skills-* choices and its tool mode; a bad header is a 400."""
+        options = skills_options(request)
+        tool_mode, why = tool_mode_for(self.settings.tool_mode, body, self.tools_refused)
+        if why:
+            log.info("tool_mode_changed", tool_mode=tool_mode, reason=why)
+        return replace(options, tool_mode=tool_mode)
+
+    async def _preprocess(self, body: dict[str, Any], options: RequestOptions, fields: dict[str, Any],
+                          watch: DisconnectWatch) -> Preprocessed:
+        if options.skills_mode == "off":
+            result = Preprocessed(body["messages"], "passthrough", "off")
+        else:
+            result = await watch.guard(run_preprocessor(self.engine, body, self.settings.scan_timeout, options,
+                                                        fields))
+        log_decision_events(result)
+        fields.update(mode=result.mode, selected=list(result.selected), route=result.route_header)
+        fields[CHAT_TURN] = chat_turn(body["messages"], result)  # references only, for the inspect page
+        return result
+
+    def _with_skill_tools(self, body: dict[str, Any], options: RequestOptions) -> tuple[dict[str, Any], Any]:
+        """The body with the proxy's tools added in server mode, and (runner, names added) or None."""
+        wanted = options.tool_mode == "server" and options.skills_mode != "off" and _tools_can_take_ours(body)
+        runner = self.engine.skill_tools(options) if wanted else None
+        if runner is None:
+            return body, None
+        with_tools, added = add_tools(body, self.tool_definitions)
+        return (with_tools, (runner, added)) if added else (body, None)
+
+    async def _answer_refusal(self, request: Request, body: dict[str, Any], options: RequestOptions,
+                              answer: UpstreamResponse, watch: DisconnectWatch) -> Response:
+        """An error answer to a request with our tools: retried inline when it was about the tools."""
+        try:
+            raw = await watch.guard(answer.read())
+        finally:
+            await answer.aclose()
+        if not rejects_tools(answer.status, raw):
+            return JSONResponse(normalise_error(answer.status, raw, answer.base_url), answer.status)
+        model = str(body.get("model"))
+        self.tools_refused.add(model)
+        log.warning("upstream_rejected_tools", model=loggable_model(model), status=answer.status,
+                    message=raw[:300].decode("utf-8", "replace"), now_using="inline")
+        fields = request_fields(request.scope)
+        fields["tool_mode"] = "inline"
+        result = await self._preprocess(body, replace(options, tool_mode="inline"), fields, watch)
+        retry = await watch.guard(self._send_chat(request, {**body, "messages": result.messages}))
+        return await self.forwarder.respond(retry, watch)
+
+    def _finisher(self, result: Preprocessed, fields: dict[str, Any]) -> Callable[[ToolRounds], None]:
+        def finish(rounds: ToolRounds) -> None:
+            fields.update(tool_rounds=rounds.rounds, tool_calls=rounds.calls)
+            if result.anchor is not None and (rounds.exchange or rounds.mixed is not None):
+                self.engine.record_tool_exchange(result.anchor, rounds.exchange, rounds.mixed)
+            if rounds.rounds:
+                log.info("tool_loop", rounds=rounds.rounds, calls=rounds.calls, mixed=rounds.mixed is not None,
+                         capped=rounds.capped)
+        return finish
+
+    async def _send_chat(self, request: Request, body: dict[str, Any]) -> UpstreamResponse:
+        """Sent to the upstream serving the body's model (a skill's model, when one was allowed)."""
+        upstream = self.forwarder.upstreams.for_model(body.get("model"))
+        return await self.forwarder.send(request, "chat/completions", json_bytes(body), False, upstream)
+
+
+def json_bytes(body: dict[str, Any]) -> bytes:
+    """The body as UTF-8 JSON (a lone surrogate, half an emoji the client sent as an escape, goes out escaped)."""
+    return json_codec.dumps(body)
+
+
+def loggable_model(model: Any) -> Any:
+    """The request's `model` for a log line: as sent, unless it is long or not text (then JSON, cut short)."""
+    if model is None or (isinstance(model, str) and len(model) <= MAX_LOGGED_MODEL_CHARS):
+        return model
+    text = model if isinstance(model, str) else json.dumps(model, ensure_ascii=False)
+    return text if len(text) <= MAX_LOGGED_MODEL_CHARS else text[:MAX_LOGGED_MODEL_CHARS] + "…"
+
+
+def _tools_can_take_ours(body: dict[str, Any]) -> bool:
+    """False when the client's `tools` is not a list: it goes upstream as sent, for the upstream to judge."""
+    return body.get("tools") is None or isinstance(body["tools"], list)
+
+
+def _rewritten(body: dict[str, Any], result: Preprocessed, fields: dict[str, Any]) -> dict[str, Any]:
+    """The request as forwarded: the preprocessed messages, and a skill's model when one was allowed."""
+    rewritten = {**body, "messages": result.messages}
+    if result.model:
+        rewritten["model"] = result.model
+        fields["upstream_model"] = result.model
+    return rewritten
+
+
+def _call_id() -> str:
+    return f"call_skp_{uuid.uuid4().hex[:24]}"

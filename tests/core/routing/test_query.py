@@ -1,0 +1,42 @@
+"""From a message to weighted query terms: direct words, phrases, lexicon and typo repair."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from proxy.core.routing.query import query_terms
+from proxy.core.routing.term_index import build_index
+from proxy.core.catalog.skill import Skill
+from proxy.core.routing.tokens import stem
+
+
+def make(name: str, description: str) -> Skill:
+    return Skill(name=name, description=description, folder=Path("/s") / name, root="/s", location=name)
+
+
+INDEX = build_index([make("grafana-dashboards", "Build Grafana dashboards for latency."), make("db-tuning", "Slow queries.")])
+
+
+def by_term(text: str) -> dict[str, tuple[float, str]]:
+    return {t.term: (t.weight, t.via) for t in query_terms(text, INDEX)}
+
+
+def test_written_words_come_first_at_full_weight() -> None:
+    found = by_term("grafana latency")
+    assert found["grafana"] == (1.0, "") and found[stem("latency")] == (1.0, "")
+
+
+def test_lexicon_terms_say_which_word_they_came_from() -> None:
+    weight, via = by_term("数据库")[stem("database")]
+    assert via == "lexicon:数据库" and weight > 0
+
+
+def test_a_typo_is_repaired_once_and_remembered() -> None:
+    found = by_term("grafana dashbaord")
+    repaired = [t for t, (_, via) in found.items() if via == "fuzzy:dashbaord"]
+    assert repaired and INDEX.typo_cache["dashbaord"] == repaired[0]
+    assert by_term("grafana dashbaord") == found
+
+
+def test_words_of_the_catalog_are_never_repaired() -> None:
+    assert not any(via.startswith("fuzzy:") for _, via in by_term("grafana dashboards").values())

@@ -1,0 +1,57 @@
+"""Tokenisation for routing: scripts, joiners, word forms, stopwords."""
+
+from __future__ import annotations
+
+from proxy.core.routing.tokens import cjk_terms, normalize, phrases, stem, terms
+
+
+def test_normalize_folds_width_and_case() -> None:
+    assert normalize("ＤＡＴＡＢＡＳＥ Straße") == "database strasse"
+
+
+def test_words_split_on_hyphen_underscore_and_dot_but_keep_whole_forms() -> None:
+    found = terms("Try gh-fix-ci, snake_case and p5.js with Neo4j")
+    assert {"gh-fix-ci", "gh", "fix", "ci"} <= set(found)
+    assert {"snake_case", stem("snake"), stem("case")} <= set(found)
+    assert {"p5.js", "p5", "js", "neo4j"} <= set(found)
+
+
+def test_plural_and_verb_forms_share_a_stem() -> None:
+    assert stem("tests") == stem("testing") == stem("tested") == stem("test")
+    assert stem("queries") == stem("query")
+    assert stem("caches") == stem("caching") == stem("cache")
+    assert stem("deployment") == stem("deploying") == stem("deploys")
+    assert stem("optimization") == stem("optimize") == stem("optimizing")
+    assert stem("debugging") == stem("debug")
+
+
+def test_short_words_digits_and_non_ascii_are_left_alone() -> None:
+    assert stem("bus") == "bus"
+    assert stem("k8s") == "k8s"
+    assert stem("größe") == "größe"
+
+
+def test_stopwords_and_bare_numbers_are_dropped() -> None:
+    assert terms("what is the 42 and how do I") == []
+
+
+def test_cjk_runs_become_bigrams_and_lone_characters_unigrams() -> None:
+    assert cjk_terms("数据库") == ["数据", "据库"]
+    assert cjk_terms("图") == ["图"]
+    found = terms("帮我做海报 ポスター 포스터")
+    assert {"海报", "ポス", "スタ", "포스"} <= set(found)
+
+
+def test_mixed_script_text_keeps_both() -> None:
+    found = terms("用 Kubernetes 部署")
+    assert stem("kubernetes") in found
+    assert "部署" in found
+
+
+def test_phrases_pair_adjacent_terms_across_stopwords() -> None:
+    assert f"{stem('landing')} {stem('page')}" in phrases("a landing page for the launch")
+    assert phrases("") == []
+
+
+def test_contractions_and_chatter_leave_no_terms() -> None:
+    assert terms("I don't know, it doesn't work and we can't say whether it came back") == [stem("work"), stem("back")]

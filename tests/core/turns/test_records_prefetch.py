@@ -1,0 +1,57 @@
+"""A store that reads many keys at once (Redis) is asked once per request, and changes nothing."""
+
+from __future__ import annotations
+
+import json
+
+from proxy.core.turns.records import MemoryTurnStore
+from proxy.core.turns.preprocessor import fallback, preprocess
+from proxy.core.turns.turn_decision import PreprocessConfig
+from tests.core.skill_factory import context_for, write_catalog
+
+
+class BatchStore(MemoryTurnStore):
+    """The memory store, with `get_many` and a count of how it was read."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.single_gets = 0
+        self.batches: list[list[str]] = []
+
+    def get(self, key, now):
+        self.single_gets += 1
+        return super().get(key, now)
+
+    def get_many(self, keys, now):
+        self.batches.append(list(keys))
+        return {k: r for k in keys if (r := MemoryTurnStore.get(self, k, now)) is not None}
+
+
+def conversation() -> list[dict]:
+    messages = [{"role": "system", "content": "be brief"}]
+    for text in ("my SQL query is slow, EXPLAIN plan, which index", "$pdf-tools merge a.pdf and b.pdf",
+                 "and the query again, which index?"):
+        messages += [{"role": "user", "content": text}, {"role": "assistant", "content": "ok"}]
+    return messages[:-1]
+
+
+def test_a_batch_store_is_read_once_per_request_and_forwards_the_same_bytes(tmp_path):
+    context, config = context_for(write_catalog(tmp_path)), PreprocessConfig()
+    plain, batch = MemoryTurnStore(), BatchStore()
+    messages = conversation()
+    for store in (plain, batch):
+        for key, record in preprocess(messages[:2], context, store, config, 1.0).records:
+            store.put(key, record, 1.0)
+    batch.batches.clear()
+    a = preprocess(messages, context, plain, config, 2.0)
+    b = preprocess(messages, context, batch, config, 2.0)
+    assert json.dumps(a.messages) == json.dumps(b.messages)
+    assert [e["event"] for e in a.events] == [e["event"] for e in b.events]
+    assert len(batch.batches) == 1 and len(batch.batches[0]) == 3, "the three user turns, in one read"
+    assert batch.single_gets == 0
+
+
+def test_the_fallback_reads_a_batch_store_once_too(tmp_path):
+    batch = BatchStore()
+    result = fallback(conversation(), batch, 1.0, "scan timeout")
+    assert result.mode == "fallback" and len(batch.batches) == 1 and batch.single_gets == 0
