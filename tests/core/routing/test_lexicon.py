@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from proxy.core.routing.lexicon import LEXICON, build_lexicon, fold_accents, parse_entries
+import tomllib
+from fnmatch import fnmatch
+from importlib import resources
+from pathlib import Path
+
+from proxy.core.routing import lexicon
+from proxy.core.routing.lexicon import LANGUAGES, LEXICON, build_lexicon, fold_accents, parse_entries, read_entries
+
+PYPROJECT = Path(__file__).resolve().parents[3] / "pyproject.toml"
 
 
 def test_entries_parse_into_one_key_each_and_later_lines_add_words() -> None:
@@ -50,3 +58,26 @@ def test_english_shorthand_expands() -> None:
 def test_building_twice_gives_the_same_lexicon() -> None:
     again = build_lexicon()
     assert dict(again.words) == dict(LEXICON.words) and dict(again.cjk) == dict(LEXICON.cjk)
+
+
+def test_every_language_has_a_data_file_that_loads_with_entries() -> None:
+    shipped = sorted(p.name for p in (resources.files(lexicon) / "data").iterdir() if p.name.endswith(".txt"))
+    assert shipped == sorted(f"{language}.txt" for language in LANGUAGES)
+    for language in LANGUAGES:
+        assert len(parse_entries(read_entries(language))) > 100, language
+
+
+def test_the_data_files_are_declared_as_package_data_so_an_installed_package_has_them() -> None:
+    config = tomllib.loads(PYPROJECT.read_text(encoding="utf-8"))
+    patterns = config["tool"]["setuptools"]["package-data"][lexicon.__name__]
+    for language in LANGUAGES:
+        assert any(fnmatch(f"data/{language}.txt", pattern) for pattern in patterns), language
+
+
+def test_the_loaded_tables_hold_entries_from_each_language() -> None:
+    assert "kubernetes" in LEXICON.words["k8s"]  # en
+    assert "database" in LEXICON.words["datenbank"]  # de
+    assert "query" in LEXICON.words["consulta"]  # es
+    assert "deployment" in LEXICON.words["déploiement"]  # fr
+    assert "database" in LEXICON.cjk["数据库"]  # zh
+    assert LEXICON.cjk["景色"] == ""  # ja: an empty entry blocks a shorter listed substring

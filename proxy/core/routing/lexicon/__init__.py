@@ -5,17 +5,19 @@ this package map general software, science and business vocabulary (数据库 �
 database, Abfrage → query, k8s → kubernetes) to English words, which the router
 then tokenises like any other text. Data only: no skill names, no eval text.
 
-Each data module holds `ENTRIES`, one mapping a line: `key, key2 = english words`.
+The tables ship as package data, one text file per language in `data/` (`en.txt`, `de.txt`,
+...), one mapping a line: `key, key2 = english words`; `#` starts a comment line. They are
+read once, when this module is imported.
 """
 
 from __future__ import annotations
 
 import unicodedata
 from dataclasses import dataclass, field
+from importlib import resources
 from types import MappingProxyType
 from typing import Mapping, Sequence
 
-from proxy.core.routing.lexicon import de, en, es, fr, ja, zh
 from proxy.core.routing.tokens import CJK_RUN, normalize
 
 # Inflection endings tried, longest first, when a Latin-script word is not listed (German,
@@ -29,6 +31,11 @@ _ENDINGS = tuple(sorted(set(
 # for its other forms (`optimizamos`, `optimisé`, `optimiert`) through its stem.
 _INFINITIVES = ("ieren", "ar", "er", "ir", "re", "en")
 _STEM_MIN = 4
+# The data files, in the order their tables are merged (a key listed twice gets both English
+# texts, in this order).
+LANGUAGES = ("en", "es", "de", "fr", "ja", "zh")
+# Languages whose listed verbs also answer for their conjugated forms through their stems.
+_STEMMED_LANGUAGES = frozenset({"es", "de", "fr"})
 
 
 def parse_entries(text: str) -> dict[str, str]:
@@ -120,19 +127,24 @@ def _verb_stems(table: Mapping[str, str]) -> dict[str, str]:
     return stems
 
 
+def read_entries(language: str) -> str:
+    """The text of one language's data file, shipped inside the package."""
+    return (resources.files(__name__) / "data" / f"{language}.txt").read_text(encoding="utf-8")
+
+
 def build_lexicon() -> Lexicon:
     words: dict[str, str] = {}
     cjk: dict[str, str] = {}
     stems: dict[str, str] = {}
-    for module in (en, es, de, fr, ja, zh):
-        table = parse_entries(module.ENTRIES)
+    for language in LANGUAGES:
+        table = parse_entries(read_entries(language))
         for key, english in table.items():
             target = cjk if CJK_RUN.fullmatch(key) else words
             target[key] = f"{target[key]} {english}" if key in target else english
             folded = fold_accents(key)
             if target is words and folded != key:
                 words.setdefault(folded, english)
-        if module in (es, de, fr):
+        if language in _STEMMED_LANGUAGES:
             for stem, english in _verb_stems({fold_accents(k): e for k, e in table.items()}).items():
                 stems.setdefault(stem, english)
     longest = max((len(k) for k in cjk), default=1)
