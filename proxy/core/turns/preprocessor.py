@@ -179,26 +179,28 @@ def fallback(messages: Any, store: TurnStore | None, now: float, reason: str = "
              tool_mode: str = "server") -> Preprocessed:
     """The fallback reminder on the newest user turn; earlier turns replayed from the store where known.
 
-    Never raises: if even the replay fails, only the reminder is added.
+    Never raises: if even the replay fails, only the reminder is added, and the failure (its
+    exception type and message) comes back as a `fallback_replay_failed` event.
     """
     if not isinstance(messages, list) or not messages:
         return Preprocessed(messages, "fallback", "fallback", events=(_fallback_event(reason),))
+    events: tuple[dict[str, Any], ...] = (_fallback_event(reason),)
     try:
         keys: list[str] | None = prefix_keys(messages)
         known = _snapshot(store, messages, keys, now)
         forwarded = _replay(messages, keys, known, now, recompute=None).forwarded
-    except Exception:  # noqa: BLE001 - the fallback must always produce a request
+    except Exception as exc:  # noqa: BLE001 - the fallback must always produce a request; the failure is an event
         forwarded, keys = list(messages[:-1]), None
+        events = (*events, {"event": "fallback_replay_failed", "error_type": type(exc).__name__, "error": str(exc)})
     if not is_user(messages[-1]):
         anchor = _tool_anchor(messages, keys) if keys else None
-        return Preprocessed([*forwarded, messages[-1]], "fallback", "fallback", events=(_fallback_event(reason),),
-                            anchor=anchor)
+        return Preprocessed([*forwarded, messages[-1]], "fallback", "fallback", events=events, anchor=anchor)
     text = reminder(REASON_FALLBACK, tool_mode)
     last = prepend_block(messages[-1], text)
     record = TurnRecord(last, "fallback")
     records = ((keys[-1], record),) if keys else ()
     return Preprocessed([*forwarded, last], "fallback", "fallback", injected_chars=len(text),
-                        events=(_fallback_event(reason),), turn_key=keys[-1] if keys else None, records=records,
+                        events=events, turn_key=keys[-1] if keys else None, records=records,
                         anchor=records[0] if records else None)
 
 

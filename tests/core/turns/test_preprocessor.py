@@ -211,3 +211,26 @@ def test_fallback_replays_known_turns_and_keeps_an_anchor_for_tool_results(conte
     result = fallback(history, store, 1.0, "timeout")
     assert result.messages[0] == first.messages[0] and result.messages[1:] == history[1:]
     assert result.anchor is not None and result.anchor[1].forwarded == history[-1]
+
+
+class _BrokenStore:
+    """A turn store whose every read fails."""
+
+    def get(self, key, now):
+        raise RuntimeError("store unreachable")
+
+
+def test_a_failed_replay_in_the_fallback_still_adds_the_reminder_and_becomes_an_event():
+    history = [user(SQL), assistant("a"), user("next")]
+    result = fallback(history, _BrokenStore(), 1.0, "timeout")
+    assert result.mode == "fallback" and result.messages[:-1] == history[:-1]
+    assert message_text(result.messages[-1]).startswith('<skills_runtime_reminder reason="scan timeout or routing error">')
+    assert result.events == (
+        {"event": "preprocess_fallback", "reason": "timeout"},
+        {"event": "fallback_replay_failed", "error_type": "RuntimeError", "error": "store unreachable"},
+    )
+
+
+def test_a_fallback_whose_replay_succeeds_reports_no_failure():
+    result = fallback([user(SQL), assistant("a"), user("next")], MemoryTurnStore(), 1.0, "timeout")
+    assert [event["event"] for event in result.events] == ["preprocess_fallback"]
