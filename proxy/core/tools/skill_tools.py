@@ -79,7 +79,8 @@ def tool_definitions() -> list[dict[str, Any]]:
 class ToolResult:
     content: str  # what goes into the tool message for the model
     ok: bool
-    event: dict[str, Any]  # tool, skill, path, ok, error, result_chars, truncated
+    # tool, skill, path, ok, error, result_chars, truncated; on internal_error also error_type, error_message
+    event: dict[str, Any]
 
 
 class _Failure(Exception):
@@ -119,6 +120,9 @@ class SkillTools:
         except _Failure as failure:
             return _finish(event, f"error: {failure.message}", failure.code, False)
         except Exception as exc:  # noqa: BLE001 - a skill tool must never fail the request
+            # The model is told the exception's type only (its message may name paths outside
+            # the skill folder); the event, which goes to the log, keeps both.
+            event.update(error_type=type(exc).__name__, error_message=str(exc))
             return _finish(event, f"error: the {tool} tool failed ({type(exc).__name__}); try again "
                                   "with other arguments", "internal_error", False)
         return _finish(event, content, None, truncated)

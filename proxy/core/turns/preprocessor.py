@@ -191,7 +191,8 @@ def fallback(messages: Any, store: TurnStore | None, now: float, reason: str = "
         forwarded = _replay(messages, keys, known, now, recompute=None).forwarded
     except Exception as exc:  # noqa: BLE001 - the fallback must always produce a request; the failure is an event
         forwarded, keys = list(messages[:-1]), None
-        events = (*events, {"event": "fallback_replay_failed", "error_type": type(exc).__name__, "error": str(exc)})
+        events = (*events, {"event": "fallback_replay_failed", "error_type": type(exc).__name__,
+                             "error_message": str(exc)})
     if not is_user(messages[-1]):
         anchor = _tool_anchor(messages, keys) if keys else None
         return Preprocessed([*forwarded, messages[-1]], "fallback", "fallback", events=events, anchor=anchor)

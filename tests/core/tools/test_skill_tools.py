@@ -328,6 +328,19 @@ def test_odd_inputs_never_raise(tools, name, arguments):
     result.content.encode("utf-8")
 
 
+class _FailingRouter:
+    def search(self, query, limit):
+        raise LookupError("index is gone")
+
+
+def test_an_internal_failure_keeps_the_exception_type_and_message_in_the_event(catalog):
+    result = SkillTools(catalog, _FailingRouter()).call(LIST_SKILLS, json.dumps({"query": "pdf"}))
+    assert not result.ok and result.event["error"] == "internal_error"
+    assert result.event["error_type"] == "LookupError" and result.event["error_message"] == "index is gone"
+    assert "(LookupError)" in result.content and "index is gone" not in result.content
+    assert set(result.event) == EVENT_KEYS | {"error_type", "error_message"}
+
+
 # --- never raises, never leaks ---------------------------------------------------------------
 
 ATTACKS = ["../pdf-tools-private/secret.md", "leak.md", "outdir/secret.txt",

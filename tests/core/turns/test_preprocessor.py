@@ -227,7 +227,8 @@ def test_a_failed_replay_in_the_fallback_still_adds_the_reminder_and_becomes_an_
     assert message_text(result.messages[-1]).startswith('<skills_runtime_reminder reason="scan timeout or routing error">')
     assert result.events == (
         {"event": "preprocess_fallback", "reason": "timeout"},
-        {"event": "fallback_replay_failed", "error_type": "RuntimeError", "error": "store unreachable"},
+        {"event": "fallback_replay_failed", "error_type": "RuntimeError",
+         "error_message": "store unreachable"},
     )
 
 
