@@ -10,9 +10,13 @@ set; with several upstreams, `GET /v1/models` merges their lists (see
 inspect page under `/_skillproxy/` (`proxy.inspect`); an OpenAI-shaped 404
 elsewhere.
 
-What must not: talk httpx (see `proxy.upstream.client`), render errors (see
-`proxy.middleware`), or know how skills are chosen (see the engine behind
-`ChatPreprocessor`).
+Errors: a route raises a `ProxyError` and `proxy.middleware` renders it. Two are rendered
+here: the framework's own (a method no route takes, such as TRACE), put into the same
+OpenAI shape by `_framework_error`; and `/readyz`'s 503, whose body holds the unready
+upstream's error in that shape beside its status.
+
+What must not: talk httpx (see `proxy.upstream.client`) or know how skills are chosen
+(see the engine behind `ChatPreprocessor`).
 """
 
 from __future__ import annotations

@@ -6,7 +6,12 @@ and `ToolLoop` answers; an upstream that refuses tools gets the request again
 in inline mode and the model is remembered. The upstream is chosen by the
 forwarded `model` (after a skill's allowed model override), each round anew.
 
-What must not: talk httpx, render errors, or decide routes (the engine does).
+Errors: an upstream's error answer to a request that carried the skill tools is
+rendered here, normalised to the OpenAI error shape (`normalise_error`), unless it
+refuses the tools (then the request is retried inline); the proxy's own errors are
+raised as `ProxyError` and rendered by `proxy.middleware`.
+
+What must not: talk httpx, or decide routes (the engine does).
 """
 
 from __future__ import annotations
