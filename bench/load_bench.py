@@ -1,4 +1,4 @@
-"""The load run of issue 9: many concurrent streams, then many aborted ones, with figures.
+"""The load run: many concurrent streams, then many aborted ones, with figures.
 
     python -m bench.load_bench                       # 200 clients for 60 s, 1,000 aborts
     python -m bench.load_bench --clients 50 --seconds 10 --aborts 200

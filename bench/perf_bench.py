@@ -1,4 +1,4 @@
-"""The performance benchmark of issue 10: skillproxy against direct calls, a bare passthrough and LiteLLM.
+"""The performance benchmark: skillproxy against direct calls, a bare passthrough and LiteLLM.
 
     python -m bench.perf_bench                    # the full run: 10 s per cell, a 10,000-request soak
     python -m bench.perf_bench --quick            # 2 s per cell, a 2,000-request soak: a few minutes
@@ -24,8 +24,9 @@ raw socket, the time to the first event of a stream (median and p99), and one
 proxy would hold it). Then each proxy's RSS before and after a soak of 10,000
 requests at concurrency 32, half of them streams. Apart from the servers, the
 preprocess time per request at 1,000 skills (bench/big_catalog.py), timed on the
-engine directly over the dev cases. Prints a Markdown table and the goals of
-issue 10; exits 1 when a goal is missed or a request failed.
+engine directly over the dev cases. Prints a Markdown table and the goals, each a figure
+and the limit it must stay within (bench/perf_report.py `goals`); exits 1 when a goal is
+missed or a request failed.
 """
 
 from __future__ import annotations

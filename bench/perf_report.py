@@ -1,4 +1,4 @@
-"""The Markdown of bench/perf_bench.py: its table and the goals check of issue 10, from its results.
+"""The Markdown of bench/perf_bench.py: its table and the goals check (each figure against its limit).
 
 Pure functions over the results dict that `perf_bench.run` builds (and `--json`
 writes), so a saved run can be printed again: `python -m bench.perf_report FILE`.

@@ -1,4 +1,4 @@
-"""Routing benchmark: skillproxy's router vs seed 003's scorer vs a MiniLM embedding baseline.
+"""Routing benchmark: skillproxy's router vs the baseline scorer (bench/seed003_scorer.py) vs a MiniLM embedding.
 
     python bench/route_bench.py [--cases ../shared/eval/dev.jsonl] [--no-minilm] [--json]
 

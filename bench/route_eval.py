@@ -1,4 +1,4 @@
-"""Routing benchmark: one table, skillproxy's router vs the seed 003 scorer.
+"""Routing benchmark: one table, skillproxy's router vs the baseline scorer (bench/seed003_scorer.py).
 
     python bench/route_eval.py [--cases ../shared/eval/dev.jsonl] [--misses N]
 

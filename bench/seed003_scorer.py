@@ -1,4 +1,4 @@
-"""A faithful Python port of seed 003's original router (src/skillRouter.ts).
+"""A faithful Python port of the keyword router of the TypeScript skills plugin skillproxy started from.
 
 Benchmark baseline only, not part of the product. Same normalisation, tokens,
 weights, thresholds and selection rule as the TypeScript; two unavoidable
@@ -150,7 +150,7 @@ def route_skills(query: str, skills: Sequence[Skill | SkillView], max_selected: 
 
 
 class SeedRouter:
-    """The seed scorer behind the same `route(text, max_selected)` shape as SkillRouter."""
+    """The baseline scorer behind the same `route(text, max_selected)` shape as SkillRouter."""
 
     def __init__(self, skills: Sequence[Skill]) -> None:
         self._views = tuple(view(s) for s in skills)

@@ -61,7 +61,7 @@ def test_a_root_that_appears_later_is_picked_up(make_skill, tmp_path, monkeypatc
         catalog.stop()
 
 
-# ---- roots that vanish, come back or appear; failures that must not stop it (issue 9) ----
+# ---- roots that vanish, come back or appear; failures that must not stop it ----
 
 def events_named(captured, name):
     return [entry for entry in captured if entry["event"] == name]

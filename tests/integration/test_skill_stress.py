@@ -1,9 +1,9 @@
-"""Skills that are bad, huge, many, or changing underneath a real proxy (issue 9).
+"""Skills that are bad, huge, many, or changing underneath a real proxy.
 
 Each test runs the real skill engine behind the real proxy (uvicorn on
 127.0.0.1) in front of the fake upstream, and asserts on what the client got
-and what the upstream received. Figures are printed for the closing note
-(run with -s); nothing asserts on time.
+and what the upstream received. Figures are printed (run with -s) to compare
+between runs; nothing asserts on time.
 """
 
 from __future__ import annotations

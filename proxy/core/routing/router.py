@@ -1,4 +1,4 @@
-"""Deterministic, explainable skill routing (behaviour.md §4).
+"""Deterministic, explainable skill routing.
 
 What lives here: scoring the routable skills against a message through the
 routing index (a shortlist picked on the message's selective terms, then every

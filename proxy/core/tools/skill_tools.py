@@ -1,4 +1,4 @@
-"""The skill tools the proxy runs for the model (behaviour.md §7).
+"""The skill tools the proxy runs for the model.
 
 What lives here: the three tool definitions the shell adds to a request, and
 `SkillTools.call`, which runs one call from the model's raw arguments and

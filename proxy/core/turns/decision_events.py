@@ -1,8 +1,9 @@
 """The log events that explain a preprocessing decision, as plain dicts.
 
-Named as seed 003 names them (`prompt_route`, `context_injection`,
-`preprocess_activation`); the shell logs them bound to the request id. They
-carry previews and short hashes of the text, never whole prompts.
+Their names are fixed (`prompt_route`, `context_injection`,
+`preprocess_activation`): users search the logs for them. The shell logs them
+bound to the request id. They carry previews and short hashes of the text,
+never whole prompts.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The text blocks skillproxy puts in front of a user message.
 
-Tag and attribute names are a contract (behaviour.md §3-§6): users grep logs
-for them and prompts refer to them. The sentences inside are ours. Skill
+Tag and attribute names are fixed: users grep logs for them and prompts refer
+to them, so a rename breaks both. The sentences inside are ours. Skill
 names, descriptions and locations are escaped so a `<T>` in a description
 cannot read as markup; SKILL.md bodies are given as written.
 """

@@ -71,7 +71,7 @@ def test_skipped_skill_is_reported_not_fatal(make_skill, tmp_path):
     assert error.severity == "error" and "empty" in error.location
 
 
-# ---- malformed, unreadable and vanishing input (issue 9) ----------------------
+# ---- malformed, unreadable and vanishing input ------------------------------
 
 # the problem named by each malformed corpus folder -> the rule its warning must carry (None: tolerated silently)
 MALFORMED_RULES = {

@@ -1,6 +1,6 @@
-"""The catalog under hostile sizes and concurrent edits (issue 9): bounded, never raising.
+"""The catalog under hostile sizes and concurrent edits: bounded, never raising.
 
-Figures are printed (run with -s) for the closing note; nothing here asserts on time.
+Figures are printed (run with -s) to compare between runs; nothing here asserts on time.
 """
 
 from __future__ import annotations

@@ -77,7 +77,7 @@ def test_never_raises_on_garbage():
         parse_skill_text(text)
 
 
-# ---- hostile input: bounded, never raises (issue 9) --------------------------
+# ---- hostile input: bounded, never raises ----------------------------------
 
 def test_yaml_that_cannot_be_built_is_read_leniently_not_raised():
     cases = {

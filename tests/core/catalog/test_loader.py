@@ -84,7 +84,7 @@ def test_unreadable_skill_is_an_error(make_skill):
     assert isinstance(finding, Finding) and finding.rule == "unreadable" and finding.severity == "error"
 
 
-# ---- hostile files (issue 9): skipped or loaded with a warning, never raised ----
+# ---- hostile files: skipped or loaded with a warning, never raised ----
 
 GOOD = "---\nname: {name}\ndescription: {desc}\n---\n# Title\n\nBody text.\n"
 

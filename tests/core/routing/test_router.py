@@ -1,4 +1,4 @@
-"""The deterministic router on small hand-made catalogs (behaviour.md §4)."""
+"""The deterministic router on small hand-made catalogs."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Our router against the seed 003 scorer on the real corpus and dev.jsonl.
+"""Our router against the baseline scorer (bench/seed003_scorer.py) on the real corpus and dev.jsonl.
 
 Needs ../shared (the corpus and eval set next to the repo); skipped only when absent.
 Margins are set below the measured gaps (see bench/route_eval.py) so noise-free
