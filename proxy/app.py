@@ -38,10 +38,10 @@ from proxy.inspect.history import RequestHistory
 from proxy.inspect.routes import PAGE_PATHS, InspectPage
 from proxy.inspect.routes import register as register_inspect_page
 from proxy.metrics import Metrics
-from proxy.middleware import (OPEN_PATHS, DisconnectWatch, RequestContext, RequestObserver, request_fields,
-                              request_id_of)
+from proxy.middleware import OPEN_PATHS, DisconnectWatch, RequestContext, RequestObserver
 from proxy.engine.preprocess_runner import ChatPreprocessor
 from proxy.request_body import CHAT_REQUEST_DOC, capped_stream, check_declared_length
+from proxy.request_record import request_id_of, request_record
 from proxy.settings import Settings
 from proxy.skills_api.routes import SkillsApi
 from proxy.skills_api.routes import register as register_skills_api
@@ -118,7 +118,7 @@ class _Routes:
         async with DisconnectWatch(request.receive) as watch:
             body, answered = await watch.guard(self.upstreams.model_list(
                 list(request.headers.items()), request_id_of(request.scope), request.url.query))
-        request_fields(request.scope)["upstream"] = ",".join(answered)
+        request_record(request.scope).upstream = ",".join(answered)
         return JSONResponse(body)
 
     async def not_found(self, request: Request, path: str) -> Response:

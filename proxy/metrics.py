@@ -3,7 +3,7 @@
 What lives here: `Metrics`, which owns a private `CollectorRegistry` (never
 prometheus-client's process-wide default, so several apps in one process do
 not clash). It is fed three ways: as a request observer it counts each
-finished request from its canonical log line (mode, status, stream, how long
+finished request from its record (mode, status, stream, how long
 preprocessing and the upstream took, tool rounds, fallbacks); as a catalog
 listener it counts reloads and the skills they added, removed or changed; and
 at scrape time it reads how many skills the live catalog holds. `render()` is
@@ -17,14 +17,13 @@ Each process has its own registry: under `uvicorn --workers N` a scrape sees
 the worker that answered it.
 
 What must not: hook into requests itself (the middleware hands it the
-finished line), or do more per request than a few counter increments.
+finished record), or do more per request than a few counter increments.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
-from typing import Any
 
 from fastapi import Response
 from prometheus_client import (CollectorRegistry, Counter, GCCollector, Gauge, Histogram, PlatformCollector,
@@ -34,6 +33,7 @@ from prometheus_client.core import GaugeMetricFamily, Metric
 from proxy.engine.live_catalog import LiveCatalog
 from proxy.core.catalog.catalog import Catalog
 from proxy.core.catalog.diff import catalog_changes
+from proxy.request_record import RequestRecord
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 MODES = frozenset({"explicit", "routed", "reminder", "none", "fallback", "passthrough"})
@@ -71,9 +71,9 @@ class Metrics:
         live.subscribe(metrics.on_catalog_change)
         return metrics
 
-    def observe(self, line: dict[str, Any]) -> None:
-        """A request observer: count one finished request from its canonical line."""
-        self._requests.observe(line)
+    def observe(self, request: RequestRecord) -> None:
+        """A request observer: count one finished request from its record."""
+        self._requests.observe(request)
 
     def on_catalog_change(self, old: Catalog, new: Catalog) -> None:
         """A catalog listener: count one reload and what it changed."""
@@ -109,25 +109,24 @@ class _RequestMetrics:
         self.tool_calls = Counter("skillproxy_skill_tool_calls", "Skill tool calls the proxy ran for the model",
                                   registry=registry)
 
-    def observe(self, line: dict[str, Any]) -> None:
-        endpoint, status = endpoint_of(str(line.get("path", ""))), _status(line.get("status"))
+    def observe(self, request: RequestRecord) -> None:
+        endpoint, status = endpoint_of(request.path or ""), _status(request.status)
         self.requests.labels(endpoint, status).inc()
-        self.duration.labels(endpoint).observe(_seconds(line.get("total_ms")))
-        if "upstream_ms" in line:
-            self.upstream.labels(endpoint).observe(_seconds(line["upstream_ms"]))
-        if "mode" in line:
-            self._observe_chat(line, status)
+        self.duration.labels(endpoint).observe(_seconds(request.total_ms))
+        if request.upstream_ms is not None:
+            self.upstream.labels(endpoint).observe(_seconds(request.upstream_ms))
+        if request.mode is not None:
+            self._observe_chat(request, request.mode, status)
 
-    def _observe_chat(self, line: dict[str, Any], status: str) -> None:
-        mode = line["mode"] if line["mode"] in MODES else "other"
-        self.chat.labels(mode, status, "true" if line.get("stream") else "false").inc()
-        if "preprocess_ms" in line:
-            self.preprocess.observe(_seconds(line["preprocess_ms"]))
-        if line.get("fallback") in ("timeout", "error"):
-            self.fallbacks.labels(line["fallback"]).inc()
-        if isinstance(line.get("tool_rounds"), int):
-            self.tool_rounds.observe(line["tool_rounds"])
-            self.tool_calls.inc(max(0, int(line.get("tool_calls") or 0)))
+    def _observe_chat(self, request: RequestRecord, mode: str, status: str) -> None:
+        self.chat.labels(mode if mode in MODES else "other", status, "true" if request.stream else "false").inc()
+        if request.preprocess_ms is not None:
+            self.preprocess.observe(_seconds(request.preprocess_ms))
+        if request.fallback in ("timeout", "error"):
+            self.fallbacks.labels(request.fallback).inc()
+        if request.tool_rounds is not None:
+            self.tool_rounds.observe(request.tool_rounds)
+            self.tool_calls.inc(max(0, request.tool_calls or 0))
 
 
 class _ReloadMetrics:
@@ -172,9 +171,9 @@ def endpoint_of(path: str) -> str:
     return "other"
 
 
-def _status(status: Any) -> str:
-    return str(status) if isinstance(status, int) and 100 <= status <= 599 else "none"
+def _status(status: int | None) -> str:
+    return str(status) if status is not None and 100 <= status <= 599 else "none"
 
 
-def _seconds(ms: Any) -> float:
-    return float(ms) / 1000 if isinstance(ms, (int, float)) else 0.0
+def _seconds(ms: float | None) -> float:
+    return ms / 1000 if ms is not None else 0.0

@@ -5,11 +5,11 @@ What lives here: `RequestContext`, the middleware that gives each request its id
 context, checks the Bearer key when `api_keys` is set (in constant time, against
 every key), refuses a path with a `..` segment or a control character, renders
 every `ProxyError` (and anything unexpected) as an OpenAI-shaped error, adds
-`X-Request-ID` (and `X-Skills-Route`, once a handler has set the `route`
-field) to the answer and writes the one canonical `request` log line.
-A field whose name starts with `_` is for observers only: it holds a value
-(such as the chat decision for the inspect page) that never goes to the log.
-And `DisconnectWatch`, which races work against the client going away.
+`X-Request-ID` and the headers a handler put in the request record's
+`response_headers` to the answer (to an error answer too), writes the one
+canonical `request` log line from the record and hands the finished record to
+the request observers. And `DisconnectWatch`, which races work against the
+client going away.
 
 What must not: know about chat completions, skills or the upstream.
 """
@@ -22,38 +22,29 @@ import hmac
 import re
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, MutableMapping
 from typing import Any, TypeVar
 
 import structlog
 
 from proxy.errors import BadRequest, ClientDisconnected, ProxyError, Unauthorized, error_bytes
+from proxy.request_record import RequestRecord, request_record
 
 log = structlog.get_logger("proxy.request")
 
-Scope = dict[str, Any]
-Message = dict[str, Any]
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 T = TypeVar("T")
 
 OPEN_PATHS = frozenset({"/healthz"})
-FIELDS_KEY = "skillproxy.fields"
 SANE_REQUEST_ID = re.compile(r"[A-Za-z0-9._:\-]{1,128}")
 CONTROL_CHARACTER = re.compile(r"[\x00-\x1f\x7f]")
 
 
-def request_fields(scope: Scope) -> dict[str, Any]:
-    """The fields a handler adds to the request's canonical log line."""
-    return scope.setdefault(FIELDS_KEY, {})
-
-
-def request_id_of(scope: Scope) -> str:
-    return str(request_fields(scope).get("request_id", ""))
-
-
-RequestObserver = Callable[[dict[str, Any]], None]
+RequestObserver = Callable[[RequestRecord], None]
 
 
 class RequestContext:
@@ -61,7 +52,7 @@ class RequestContext:
                  observers: tuple[RequestObserver, ...] = (), open_paths: frozenset[str] = OPEN_PATHS) -> None:
         self.app = app
         self._open_paths = open_paths  # answered without a key (health, the inspect page's own files)
-        self._observers = observers  # each gets every finished request's line (metrics, the inspect page)
+        self._observers = observers  # each gets every finished request's record (metrics, the inspect page)
         self._auth_required = bool(api_keys)
         self._key_digests = tuple(_digest(key.strip().encode("utf-8")) for key in api_keys if key.strip())
 
@@ -72,34 +63,34 @@ class RequestContext:
         request_id = _client_request_id(scope) or uuid.uuid4().hex
         structlog.contextvars.clear_contextvars()
         structlog.contextvars.bind_contextvars(request_id=request_id)
-        fields = request_fields(scope)
-        fields.update(request_id=request_id, status=None)
+        record = request_record(scope)
+        record.request_id, record.method, record.path = request_id, scope["method"], scope["path"]
         started = time.perf_counter()
-        send = _with_request_id(send, request_id, fields)
+        send = _with_answer_headers(send, request_id, record)
         try:
             await self._handle(scope, receive, send)
         finally:
-            line = _log_request(scope, fields, started)
+            _log_request(record, started)
             for observe in self._observers:
-                _observe(observe, line)
+                _observe(observe, record)
 
     async def _handle(self, scope: Scope, receive: Receive, send: Send) -> None:
-        fields = request_fields(scope)
+        record = request_record(scope)
         try:
             if self._auth_required and scope["path"] not in self._open_paths:
                 self._authorize(scope)
             _check_path(scope["path"])
             await self.app(scope, receive, send)
         except ClientDisconnected:
-            fields["status"] = 499
-            fields["client_disconnected"] = True
+            record.status = 499
+            record.client_disconnected = True
         except ProxyError as error:
-            await _send_or_abort(send, fields, error)
+            await _send_or_abort(send, record, error)
         except Exception as exc:  # noqa: BLE001 - never a bare 500 or a traceback to the client
             log.error("unhandled_error", error_type=type(exc).__name__, exc_info=exc)
-            error = ProxyError(f"internal proxy error ({type(exc).__name__}); "
-                               f"see the proxy log for request_id {fields['request_id']}")
-            await _send_or_abort(send, fields, error)
+            internal = ProxyError(f"internal proxy error ({type(exc).__name__}); "
+                                  f"see the proxy log for request_id {record.request_id}")
+            await _send_or_abort(send, record, internal)
 
     def _authorize(self, scope: Scope) -> None:
         """Compares the digest of the given key with every key's, without stopping at a match."""
@@ -186,25 +177,25 @@ def _check_path(path: str) -> None:
                          "(such as /v1/models)", code="path_refused")
 
 
-def _with_request_id(send: Send, request_id: str, fields: dict[str, Any]) -> Send:
-    async def send_with_request_id(message: Message) -> None:
+def _with_answer_headers(send: Send, request_id: str, record: RequestRecord) -> Send:
+    async def send_with_answer_headers(message: Message) -> None:
         if message["type"] == "http.response.start":
             headers = [(k, v) for k, v in message.get("headers", []) if k.lower() != b"x-request-id"]
             headers.append((b"x-request-id", request_id.encode("latin-1")))
-            if fields.get("route"):  # set once preprocessing ran, so error answers carry it too
-                headers.append((b"x-skills-route", _header_value(fields["route"])))
+            headers.extend((name.encode("latin-1"), _header_value(value))
+                           for name, value in record.response_headers.items() if value)  # empty: no header
             message = {**message, "headers": headers}
-            fields["status"] = message["status"]
-            fields["response_started"] = True
+            record.status = message["status"]
+            record.response_started = True
         await send(message)
 
-    return send_with_request_id
+    return send_with_answer_headers
 
 
-async def _send_or_abort(send: Send, fields: dict[str, Any], error: ProxyError) -> None:
+async def _send_or_abort(send: Send, record: RequestRecord, error: ProxyError) -> None:
     """Render `error`; if the answer already started, end it (the server closes the connection)."""
-    fields["error"] = error.code
-    if fields.get("response_started"):
+    record.error = error.code
+    if record.response_started:
         return
     body = error_bytes(error)
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
@@ -214,18 +205,15 @@ async def _send_or_abort(send: Send, fields: dict[str, Any], error: ProxyError) 
     await send({"type": "http.response.body", "body": body})
 
 
-def _log_request(scope: Scope, fields: dict[str, Any], started: float) -> dict[str, Any]:
-    line = {k: v for k, v in fields.items() if k not in ("request_id", "response_started")}
-    line.update(method=scope["method"], path=scope["path"],
-                total_ms=round((time.perf_counter() - started) * 1000, 1))
-    log.info("request", **{k: v for k, v in line.items() if not k.startswith("_")})
-    return {**line, "request_id": fields["request_id"]}
+def _log_request(record: RequestRecord, started: float) -> None:
+    record.total_ms = round((time.perf_counter() - started) * 1000, 1)
+    log.info("request", **record.log_line())
 
 
-def _observe(observe: RequestObserver, line: dict[str, Any]) -> None:
+def _observe(observe: RequestObserver, record: RequestRecord) -> None:
     """An observer's failure is logged, never the request's: the answer has gone out already."""
     try:
-        observe(line)
+        observe(record)
     except Exception as exc:  # noqa: BLE001
         log.error("request_observer_failed", observer=getattr(observe, "__qualname__", repr(observe)),
                   error=repr(exc))
@@ -243,5 +231,5 @@ def _client_request_id(scope: Scope) -> str | None:
 def _header(scope: Scope, name: bytes) -> str:
     for key, value in scope.get("headers", []):
         if key.lower() == name:
-            return value.decode("latin-1")
+            return bytes(value).decode("latin-1")
     return ""

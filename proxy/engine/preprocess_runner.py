@@ -5,7 +5,7 @@ skill engine, and `run_preprocessor`, which runs `preprocess` in a worker
 thread under `scan_timeout`. On a timeout or any exception it logs
 `preprocess_fallback` and returns `fallback(body, reason)` instead. Cancelling
 the caller (a client that went away) stops waiting for the thread. The time
-it took (`preprocess_ms`) and why it fell back go into the request's line.
+it took (`preprocess_ms`) and why it fell back go into the request's record.
 
 What must not: know what the engine does inside, or touch the network.
 """
@@ -23,6 +23,7 @@ from proxy.core.turns.records import MixedCall, TurnRecord
 from proxy.core.turns.preprocess_result import Preprocessed
 from proxy.core.turns.request_options import RequestOptions
 from proxy.core.tools.rounds import ToolRunner
+from proxy.request_record import RequestRecord
 
 log = structlog.get_logger("proxy.preprocess")
 
@@ -60,29 +61,28 @@ class ChatPreprocessor(Protocol):
 
 async def run_preprocessor(engine: ChatPreprocessor, body: dict[str, Any], timeout: float,
                            options: RequestOptions | None = None,
-                           fields: dict[str, Any] | None = None) -> Preprocessed:
+                           record: RequestRecord | None = None) -> Preprocessed:
     """`engine.preprocess(body, options)` within `timeout` seconds, else `engine.fallback`.
 
-    `fields` (the request's log line) gets `preprocess_ms` and, on a fallback, `fallback`:
-    `timeout` or `error`.
+    `record` (the request's) gets `preprocess_ms` and, on a fallback, `fallback`: `timeout` or `error`.
     """
-    fields = {} if fields is None else fields
+    record = RequestRecord() if record is None else record
     started = time.perf_counter()
     # The thread cannot be stopped on timeout, and it may still be reading `body` while the fallback
     # goes out: safe because neither the engine nor the shell ever changes a request in place.
     work = asyncio.to_thread(engine.preprocess, body, options)
     try:
         result = await asyncio.wait_for(work, timeout)
-        fields["preprocess_ms"] = _ms_since(started)
+        record.preprocess_ms = _ms_since(started)
         return result
     except TimeoutError:
-        fields["fallback"] = "timeout"
+        record.fallback = "timeout"
         reason = f"scan timeout: preprocessing took longer than scan_timeout={timeout}s"
     except Exception as exc:  # noqa: BLE001 - the preprocessor must never fail the request
-        fields["fallback"] = "error"
+        record.fallback = "error"
         reason = f"routing error: {type(exc).__name__}: {exc}"
         log.warning("preprocess_error", error_type=type(exc).__name__, exc_info=exc)
-    elapsed_ms = fields["preprocess_ms"] = _ms_since(started)
+    elapsed_ms = record.preprocess_ms = _ms_since(started)
     log.warning("preprocess_fallback", reason=reason, elapsed_ms=elapsed_ms)
     return engine.fallback(body, reason, options)
 

@@ -1,12 +1,12 @@
 """One finished request as the inspect page shows it: a table row, and its detail.
 
-What lives here: `RequestRecord` (the canonical log line of a request plus what
-only the chat handler knew: the newest user message as sent and as forwarded,
-the route decision and the decision events), `record_of(line, at)` which keeps
-references and cuts long text at `TEXT_CAP` characters (so a record costs next
-to nothing when it is made), and `summary`/`detail`, which do the work only
-when the page asks: the injected text is the difference between the message as
-forwarded and as sent.
+What lives here: `KeptRequest` (the request's record, without the chat turn,
+plus what only the chat handler knew: the newest user message as sent and as
+forwarded, the route decision and the decision events), `record_of(request,
+at)` which keeps references and cuts long text at `TEXT_CAP` characters (so
+a kept request costs next to nothing when it is made), and `summary`/`detail`,
+which do the work only when the page asks: the injected text is the
+difference between the message as forwarded and as sent.
 
 What must not: know about HTTP, the ring buffer, or keys. The log line never
 holds an Authorization header; nothing here adds one.
@@ -14,17 +14,15 @@ holds an Authorization header; nothing here adds one.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, TypedDict
 
+from proxy.core.routing.router import Confidence, RouteCandidate, RouteDecision
 from proxy.core.turns.messages import message_text
 from proxy.core.turns.preprocess_result import Preprocessed
-from proxy.core.routing.router import RouteCandidate, RouteDecision
+from proxy.request_record import ChatTurn, RequestRecord
 
-CHAT_TURN = "_chat_turn"  # the request field the chat handler fills: (message as sent, Preprocessed)
 TEXT_CAP = 64_000  # characters of a message kept per record
-SUMMARY_FIELDS = ("request_id", "method", "path", "status", "total_ms", "upstream_ms", "model", "upstream_model",
-                  "mode", "route", "selected", "stream", "tool_mode", "tool_rounds", "error")
 
 
 @dataclass(frozen=True)
@@ -48,29 +46,83 @@ class Injected:
 
 
 @dataclass(frozen=True)
-class RequestRecord:
+class KeptRequest:
     at: float  # seconds since the epoch, when the request finished
-    line: dict[str, Any]
+    request: RequestRecord  # never holding the chat turn: the texts below are what is kept of it
     turn: TurnTexts | None = None
     decision: RouteDecision | None = None
     events: tuple[dict[str, Any], ...] = ()
 
+    @property
+    def line(self) -> dict[str, Any]:
+        """The request's log line."""
+        return self.request.log_line()
 
-def record_of(line: dict[str, Any], at: float, cap: int = TEXT_CAP) -> RequestRecord:
+
+class CandidateRow(TypedDict):
+    name: str
+    score: int
+    confidence: Confidence
+    reasons: list[str]
+
+
+class InjectedRow(TypedDict):
+    how: str
+    text: str
+    chars: int
+    truncated: bool
+
+
+class RequestSummary(TypedDict):
+    """A row of the page's request table."""
+
+    request_id: str
+    method: str | None
+    path: str | None
+    status: int | None
+    total_ms: float | None
+    upstream_ms: float | None
+    model: str | None
+    upstream_model: str | None
+    mode: str | None
+    route: str | None
+    selected: list[str] | None
+    stream: bool | None
+    tool_mode: str | None
+    tool_rounds: int | None
+    error: str | None
+    at: float
+    injected_chars: int
+    scores: dict[str, int]
+
+
+class RequestDetail(RequestSummary):
+    """One request as its detail view shows it: the row, the log line, the ranking and the injected text."""
+
+    line: dict[str, Any]
+    selected_detail: list[CandidateRow]
+    candidates: list[CandidateRow]
+    injected: InjectedRow
+    sent_text: str | None
+    sent_chars: int
+    events: list[dict[str, Any]]
+
+
+def record_of(request: RequestRecord, at: float, cap: int = TEXT_CAP) -> KeptRequest:
     """What the history keeps of a finished request: never the request's messages themselves (a
     conversation with images can be megabytes, and the history holds hundreds), only capped texts."""
-    kept = {key: value for key, value in line.items() if not key.startswith("_")}
-    chat = line.get(CHAT_TURN)
-    if not chat:
-        return RequestRecord(at, kept)
-    sent, result = chat
+    kept = replace(request, chat_turn=None)
+    chat = request.chat_turn
+    if chat is None:
+        return KeptRequest(at, kept)
+    result = chat.result
     forwarded = result.messages[-1] if isinstance(result.messages, list) and result.messages else None
-    return RequestRecord(at, kept, turn_texts(sent, forwarded, cap), result.decision, result.events)
+    return KeptRequest(at, kept, turn_texts(chat.sent, forwarded, cap), result.decision, result.events)
 
 
-def chat_turn(messages: Any, result: Preprocessed) -> tuple[Any, Preprocessed]:
-    """The value for the CHAT_TURN field: the request's newest message (a reference) and the result."""
-    return (messages[-1] if isinstance(messages, list) and messages else None), result
+def chat_turn(messages: Any, result: Preprocessed) -> ChatTurn:
+    """The request's chat turn: its newest message (a reference) and the result."""
+    return ChatTurn(messages[-1] if isinstance(messages, list) and messages else None, result)
 
 
 def turn_texts(sent: Any, forwarded: Any, cap: int = TEXT_CAP) -> TurnTexts:
@@ -89,33 +141,37 @@ def injected(turn: TurnTexts | None) -> Injected:
     return Injected("replaced", turn.forwarded, turn.forwarded_chars, turn.forwarded_chars > shown)
 
 
-def summary(record: RequestRecord) -> dict[str, Any]:
-    row = {key: record.line.get(key) for key in SUMMARY_FIELDS}
-    row.update(at=record.at, injected_chars=injected(record.turn).chars, scores=_scores(record))
-    return row
+def summary(kept: KeptRequest) -> RequestSummary:
+    request = kept.request
+    return RequestSummary(
+        request_id=request.request_id, method=request.method, path=request.path, status=request.status,
+        total_ms=request.total_ms, upstream_ms=request.upstream_ms, model=request.model,
+        upstream_model=request.upstream_model, mode=request.mode, route=request.route, selected=request.selected,
+        stream=request.stream, tool_mode=request.tool_mode, tool_rounds=request.tool_rounds, error=request.error,
+        at=kept.at, injected_chars=injected(kept.turn).chars, scores=_scores(kept))
 
 
-def detail(record: RequestRecord) -> dict[str, Any]:
-    added = injected(record.turn)
-    decision = record.decision
-    return {
-        **summary(record),
-        "line": {k: v for k, v in record.line.items() if not k.startswith("_")},
-        "selected_detail": [candidate_row(c) for c in decision.selected] if decision else [],
-        "candidates": [candidate_row(c) for c in decision.candidates] if decision else [],
-        "injected": {"how": added.how, "text": added.text, "chars": added.chars, "truncated": added.truncated},
-        "sent_text": record.turn.sent if record.turn else None,
-        "sent_chars": record.turn.sent_chars if record.turn else 0,
-        "events": list(record.events),
-    }
+def detail(kept: KeptRequest) -> RequestDetail:
+    added = injected(kept.turn)
+    decision = kept.decision
+    return RequestDetail(
+        **summary(kept),
+        line=kept.line,
+        selected_detail=[candidate_row(c) for c in decision.selected] if decision else [],
+        candidates=[candidate_row(c) for c in decision.candidates] if decision else [],
+        injected=InjectedRow(how=added.how, text=added.text, chars=added.chars, truncated=added.truncated),
+        sent_text=kept.turn.sent if kept.turn else None,
+        sent_chars=kept.turn.sent_chars if kept.turn else 0,
+        events=list(kept.events),
+    )
 
 
-def candidate_row(candidate: RouteCandidate) -> dict[str, Any]:
-    return {"name": candidate.skill.name, "score": candidate.score, "confidence": candidate.confidence,
-            "reasons": list(candidate.reasons)}
+def candidate_row(candidate: RouteCandidate) -> CandidateRow:
+    return CandidateRow(name=candidate.skill.name, score=candidate.score, confidence=candidate.confidence,
+                        reasons=list(candidate.reasons))
 
 
-def _scores(record: RequestRecord) -> dict[str, int]:
-    if record.decision is None:
+def _scores(kept: KeptRequest) -> dict[str, int]:
+    if kept.decision is None:
         return {}
-    return {c.skill.name: c.score for c in record.decision.selected}
+    return {c.skill.name: c.score for c in kept.decision.selected}

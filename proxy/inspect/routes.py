@@ -15,6 +15,7 @@ Files are read once when the app is built and served from memory.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from importlib import resources
 from typing import Any
 
@@ -64,12 +65,12 @@ class InspectPage:
         return _json({"history": self._history_state(), "data": [summary(r) for r in self.history.recent(limit)]})
 
     async def request_detail(self, request_id: str) -> Response:
-        record = self.history.find(request_id)
-        if record is None:
+        kept = self.history.find(request_id)
+        if kept is None:
             why = (f"it is not among the last {self.history.size} requests kept" if self.history.enabled
                    else "the request history is off (inspect_history: 0)")
             raise NotFound(f"no request {request_id!r} in the inspect history: {why}", code="request_not_found")
-        return _json(detail(record))
+        return _json(detail(kept))
 
     async def unknown(self, request: Request, rest: str) -> Response:
         raise NotFound(f"no such inspect endpoint: {request.method} {request.url.path}; the page is "
@@ -90,7 +91,7 @@ def _limit(raw: str | None, size: int) -> int | None:
     return min(int(raw), max(size, 1))
 
 
-def _json(payload: dict[str, Any]) -> Response:
+def _json(payload: Mapping[str, Any]) -> Response:
     """JSON with non-ASCII escaped, so a lone surrogate from a client's text cannot fail the encoding."""
     return Response(json.dumps(payload, default=str), media_type="application/json")
 

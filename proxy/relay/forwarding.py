@@ -24,9 +24,10 @@ from starlette.requests import ClientDisconnect
 
 from proxy.core import json_codec
 from proxy.errors import ClientDisconnected, invalid_answer_error, normalise_error
-from proxy.middleware import DisconnectWatch, request_fields, request_id_of
+from proxy.middleware import DisconnectWatch
 from proxy.relay.relay_response import RelayResponse
 from proxy.relay.streaming import relay, stream_headers
+from proxy.request_record import request_record
 from proxy.upstream.client import Upstream, UpstreamResponse
 from proxy.upstream.upstreams import Upstreams
 
@@ -39,19 +40,18 @@ class Forwarder:
 
     async def send(self, request: Request, path: str, content: Any, keep_length: bool,
                    upstream: Upstream | None = None) -> UpstreamResponse:
-        """Send to `upstream` (the default one when None); the request line notes which one."""
+        """Send to `upstream` (the default one when None); the request's record notes which one."""
         upstream = upstream or self.upstreams.default
         url = upstream.url_for(path, request.url.query)
-        headers = upstream.request_headers(
-            [(k, v) for k, v in request.headers.items()], request_id_of(request.scope), keep_length)
-        fields = request_fields(request.scope)
-        fields["upstream"] = upstream.name
+        record = request_record(request.scope)
+        headers = upstream.request_headers([(k, v) for k, v in request.headers.items()], record.request_id, keep_length)
+        record.upstream = upstream.name
         try:
             content = await _replayable(request, content)
             answer = await upstream.send(request.method, url, headers, content)
         except ClientDisconnect:
             raise ClientDisconnected() from None
-        fields["upstream_ms"] = answer.upstream_ms
+        record.upstream_ms = answer.upstream_ms
         return answer
 
     async def respond(self, answer: UpstreamResponse, watch: DisconnectWatch) -> Response:

@@ -18,14 +18,15 @@ What must not: read or change the bytes.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, MutableMapping
 from typing import Any
 
 from starlette.background import BackgroundTask
 from starlette.responses import Response
 
 from proxy.errors import ClientDisconnected
-from proxy.middleware import DisconnectWatch, request_fields
+from proxy.middleware import DisconnectWatch
+from proxy.request_record import request_record
 
 
 class RelayResponse(Response):
@@ -36,13 +37,13 @@ class RelayResponse(Response):
         self.raw_headers = headers
         self.background = background
 
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+    async def __call__(self, scope: MutableMapping[str, Any], receive: Any, send: Any) -> None:
         try:
             await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
             async with DisconnectWatch(receive) as watch:
                 await watch.guard(self._pump(send))
         except ClientDisconnected:
-            request_fields(scope)["client_disconnected"] = True  # the status already sent stays in the log
+            request_record(scope).client_disconnected = True  # the status already sent stays in the log
         finally:
             await _close(self.body_iterator)
         if self.background is not None:

@@ -29,22 +29,24 @@ from fastapi.responses import JSONResponse
 from proxy.core import json_codec
 from proxy.core.turns.preprocess_result import Preprocessed
 from proxy.core.turns.request_options import RequestOptions
-from proxy.inspect.request_view import CHAT_TURN, chat_turn
+from proxy.inspect.request_view import chat_turn
 from proxy.core.tools.skill_tools import tool_definitions
 from proxy.core.tools.calls import add_tools
 from proxy.core.tools.tool_mode import rejects_tools, tool_mode_for
 from proxy.core.tools.rounds import ToolRounds
 from proxy.errors import normalise_error
 from proxy.relay.forwarding import Forwarder, streaming_response
-from proxy.middleware import DisconnectWatch, request_fields
+from proxy.middleware import DisconnectWatch
 from proxy.engine.preprocess_runner import ChatPreprocessor, log_decision_events, run_preprocessor
 from proxy.request_body import parse_chat_body, read_body, skills_options
+from proxy.request_record import RequestRecord, request_record
 from proxy.settings import Settings
 from proxy.tool_loop import ToolLoop
 from proxy.upstream.client import UpstreamResponse
 
 log = structlog.get_logger("proxy.chat")
 MAX_LOGGED_MODEL_CHARS = 200
+ROUTE_HEADER = "x-skills-route"
 
 
 class ChatCompletions:
@@ -57,13 +59,13 @@ class ChatCompletions:
 
     async def handle(self, request: Request) -> Response:
         body = parse_chat_body(await read_body(request, self.settings.max_body_bytes), self.settings.max_messages)
-        fields = request_fields(request.scope)
-        fields.update(model=loggable_model(body.get("model")), stream=bool(body.get("stream")))
+        record = request_record(request.scope)
+        record.model, record.stream = loggable_model(body.get("model")), bool(body.get("stream"))
         options = self._options(request, body)
         async with DisconnectWatch(request.receive) as watch:
-            result = await self._preprocess(body, options, fields, watch)
-            forwarded, tools = self._with_skill_tools(_rewritten(body, result, fields), options)
-            fields.update(tool_mode=options.tool_mode, skill_tools=tools is not None)
+            result = await self._preprocess(body, options, record, watch)
+            forwarded, tools = self._with_skill_tools(_rewritten(body, result, record), options)
+            record.tool_mode, record.skill_tools = options.tool_mode, tools is not None
             answer = await watch.guard(self._send_chat(request, forwarded))
             if tools is None:
                 return await self.forwarder.respond(answer, watch)
@@ -71,7 +73,7 @@ class ChatCompletions:
                 return await self._answer_refusal(request, body, options, answer, watch)
             loop = ToolLoop(ToolRounds(tools[0], tools[1], self.settings.max_tool_rounds, _call_id), forwarded,
                             lambda next_body: self._send_chat(request, next_body), answer.base_url,
-                            self._finisher(result, fields))
+                            self._finisher(result, record))
             if body.get("stream") and answer.is_event_stream:
                 return streaming_response(answer, loop.stream(answer))
             return await loop.complete(answer, watch.guard)
@@ -84,16 +86,17 @@ class ChatCompletions:
             log.info("tool_mode_changed", tool_mode=tool_mode, reason=why)
         return replace(options, tool_mode=tool_mode)
 
-    async def _preprocess(self, body: dict[str, Any], options: RequestOptions, fields: dict[str, Any],
+    async def _preprocess(self, body: dict[str, Any], options: RequestOptions, record: RequestRecord,
                           watch: DisconnectWatch) -> Preprocessed:
         if options.skills_mode == "off":
             result = Preprocessed(body["messages"], "passthrough", "off")
         else:
             result = await watch.guard(run_preprocessor(self.engine, body, self.settings.scan_timeout, options,
-                                                        fields))
+                                                        record))
         log_decision_events(result)
-        fields.update(mode=result.mode, selected=list(result.selected), route=result.route_header)
-        fields[CHAT_TURN] = chat_turn(body["messages"], result)  # references only, for the inspect page
+        record.mode, record.selected, record.route = result.mode, list(result.selected), result.route_header
+        record.response_headers[ROUTE_HEADER] = result.route_header  # on an error answer from here on too
+        record.chat_turn = chat_turn(body["messages"], result)  # references only, for the inspect page
         return result
 
     def _with_skill_tools(self, body: dict[str, Any], options: RequestOptions) -> tuple[dict[str, Any], Any]:
@@ -118,15 +121,15 @@ class ChatCompletions:
         self.tools_refused.add(model)
         log.warning("upstream_rejected_tools", model=loggable_model(model), status=answer.status,
                     message=raw[:300].decode("utf-8", "replace"), now_using="inline")
-        fields = request_fields(request.scope)
-        fields["tool_mode"] = "inline"
-        result = await self._preprocess(body, replace(options, tool_mode="inline"), fields, watch)
+        record = request_record(request.scope)
+        record.tool_mode = "inline"
+        result = await self._preprocess(body, replace(options, tool_mode="inline"), record, watch)
         retry = await watch.guard(self._send_chat(request, {**body, "messages": result.messages}))
         return await self.forwarder.respond(retry, watch)
 
-    def _finisher(self, result: Preprocessed, fields: dict[str, Any]) -> Callable[[ToolRounds], None]:
+    def _finisher(self, result: Preprocessed, record: RequestRecord) -> Callable[[ToolRounds], None]:
         def finish(rounds: ToolRounds) -> None:
-            fields.update(tool_rounds=rounds.rounds, tool_calls=rounds.calls)
+            record.tool_rounds, record.tool_calls = rounds.rounds, rounds.calls
             if result.anchor is not None and (rounds.exchange or rounds.mixed is not None):
                 self.engine.record_tool_exchange(result.anchor, rounds.exchange, rounds.mixed)
             if rounds.rounds:
@@ -158,12 +161,12 @@ def _tools_can_take_ours(body: dict[str, Any]) -> bool:
     return body.get("tools") is None or isinstance(body["tools"], list)
 
 
-def _rewritten(body: dict[str, Any], result: Preprocessed, fields: dict[str, Any]) -> dict[str, Any]:
+def _rewritten(body: dict[str, Any], result: Preprocessed, record: RequestRecord) -> dict[str, Any]:
     """The request as forwarded: the preprocessed messages, and a skill's model when one was allowed."""
     rewritten = {**body, "messages": result.messages}
     if result.model:
         rewritten["model"] = result.model
-        fields["upstream_model"] = result.model
+        record.upstream_model = result.model
     return rewritten
 
 

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from proxy.inspect.history import RequestHistory
+from proxy.request_record import RequestRecord
 
 
-def line(request_id: str, path: str = "/v1/chat/completions") -> dict:
-    return {"request_id": request_id, "method": "POST", "path": path, "status": 200}
+def line(request_id: str, path: str = "/v1/chat/completions", status: int = 200) -> RequestRecord:
+    return RequestRecord(request_id=request_id, method="POST", path=path, status=status)
 
 
 def test_keeps_the_last_n_newest_first():
@@ -20,8 +21,8 @@ def test_keeps_the_last_n_newest_first():
 
 def test_the_newest_of_two_requests_with_one_id_is_found():
     history = RequestHistory(5)
-    history.observe({**line("same"), "status": 500})
-    history.observe({**line("same"), "status": 200})
+    history.observe(line("same", status=500))
+    history.observe(line("same", status=200))
     assert history.find("same").line["status"] == 200
 
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from proxy.core.turns.preprocess_result import Preprocessed
-from proxy.inspect.request_view import CHAT_TURN, TurnTexts, chat_turn, detail, injected, record_of, summary, turn_texts
+from proxy.inspect.request_view import TurnTexts, chat_turn, detail, injected, record_of, summary, turn_texts
+from proxy.request_record import RequestRecord
 
 BLOCK = "<routed_skills>\n<skill>pdf</skill>\n</routed_skills>\n\n---\n\n"
 
@@ -48,7 +49,8 @@ def test_a_record_keeps_references_not_copies():
     content = "please fill the form " * 10
     sent = {"role": "user", "content": content}
     result = Preprocessed([{"role": "user", "content": BLOCK + content}], "routed", "pdf=80", selected=("pdf",))
-    record = record_of({"request_id": "r1", "path": "/v1/chat/completions", CHAT_TURN: chat_turn([sent], result)}, 5.0)
+    record = record_of(RequestRecord(request_id="r1", path="/v1/chat/completions", chat_turn=chat_turn([sent], result)),
+                       5.0)
     assert record.turn is not None and record.turn.sent is content
 
 
@@ -58,25 +60,25 @@ def test_a_record_does_not_hold_the_conversation():
     sent = {"role": "user", "content": [{"type": "text", "text": "what is this?"}, image]}
     result = Preprocessed([{"role": "user", "content": [{"type": "text", "text": BLOCK + "what is this?"}, image]}],
                           "routed", "pdf=80", selected=("pdf",))
-    record = record_of({"request_id": "r1", "status": 200, "_other": [sent], CHAT_TURN: chat_turn([sent], result)}, 5.0)
-    assert record.line == {"request_id": "r1", "status": 200}
+    record = record_of(RequestRecord(request_id="r1", status=200, chat_turn=chat_turn([sent], result)), 5.0)
+    assert record.line == {"request_id": "r1", "status": 200} and record.request.chat_turn is None
     assert record.turn is not None and record.turn.sent == "what is this?" and injected(record.turn).chars == len(BLOCK)
 
 
-def test_summary_and_detail_leave_out_private_fields():
+def test_summary_and_detail_leave_out_the_chat_turn():
     result = Preprocessed([{"role": "user", "content": BLOCK + "hi"}], "routed", "pdf=80", selected=("pdf",),
                           events=({"event": "prompt_route"},))
-    line = {"request_id": "r1", "method": "POST", "path": "/v1/chat/completions", "status": 200, "mode": "routed",
-            "selected": ["pdf"], CHAT_TURN: chat_turn([{"role": "user", "content": "hi"}], result)}
+    line = RequestRecord(request_id="r1", method="POST", path="/v1/chat/completions", status=200, mode="routed",
+                         selected=["pdf"], chat_turn=chat_turn([{"role": "user", "content": "hi"}], result))
     record = record_of(line, 12.5)
     row = summary(record)
     assert row["at"] == 12.5 and row["injected_chars"] == len(BLOCK) and row["selected"] == ["pdf"]
-    assert CHAT_TURN not in row and CHAT_TURN not in detail(record)["line"]
+    assert "chat_turn" not in row and "chat_turn" not in detail(record)["line"]
     assert detail(record)["events"] == [{"event": "prompt_route"}] and detail(record)["sent_text"] == "hi"
 
 
 def test_a_request_that_is_not_a_chat_has_no_turn():
-    record = record_of({"request_id": "r2", "method": "GET", "path": "/v1/models", "status": 200}, 1.0)
+    record = record_of(RequestRecord(request_id="r2", method="GET", path="/v1/models", status=200), 1.0)
     assert record.turn is None and summary(record)["injected_chars"] == 0
     assert detail(record)["injected"]["how"] == "none" and detail(record)["sent_text"] is None
 

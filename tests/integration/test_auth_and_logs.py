@@ -137,7 +137,7 @@ def test_observers_see_each_finished_request_and_cannot_break_it(start_proxy, up
     def broken(line):
         raise RuntimeError("observer bug")
 
-    proxy = start_proxy(observers=(seen.append, broken))
+    proxy = start_proxy(observers=(lambda record: seen.append(record.log_line()), broken))
     answer = httpx.post(proxy.base_url + "/chat/completions", json=chat_body(), headers={"x-request-id": "obs-1"})
     assert answer.status_code == 200
     httpx.get(proxy.url + "/nowhere")

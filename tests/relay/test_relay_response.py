@@ -6,8 +6,8 @@ import asyncio
 
 from starlette.background import BackgroundTask
 
-from proxy.middleware import FIELDS_KEY
 from proxy.relay.relay_response import RelayResponse
+from proxy.request_record import RECORD_KEY, RequestRecord
 
 
 def test_a_client_leaving_mid_stream_stops_the_pump_and_closes_the_body():
@@ -31,7 +31,7 @@ def test_a_client_leaving_mid_stream_stops_the_pump_and_closes_the_body():
             left.set()  # the client hangs up after three chunks
 
     async def run():
-        scope = {"type": "http", FIELDS_KEY: {}}
+        scope = {"type": "http", RECORD_KEY: RequestRecord()}
         response = RelayResponse(endless(), 200, [(b"content-type", b"text/event-stream")])
         await asyncio.wait_for(response(scope, receive, send), 5)
         return scope
@@ -41,7 +41,7 @@ def test_a_client_leaving_mid_stream_stops_the_pump_and_closes_the_body():
     assert sent[0] == {"type": "http.response.start", "status": 200,
                        "headers": [(b"content-type", b"text/event-stream")]}
     assert 4 <= len(sent) <= 6 and all(m.get("more_body") for m in sent[1:])
-    assert scope[FIELDS_KEY]["client_disconnected"] is True
+    assert scope[RECORD_KEY].client_disconnected is True
 
 
 def test_a_finished_stream_ends_the_body_and_runs_the_background_task():
