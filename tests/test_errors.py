@@ -113,7 +113,8 @@ def test_any_status_and_any_bytes_give_an_openai_shaped_error_typed_by_status(st
 # ------------------------------------------------------------------ HTML pages
 
 NGINX_502 = (b"<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n"
-             b"<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx/1.25.3</center>\r\n</body>\r\n</html>\r\n")
+             b"<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx/1.25.3</center>\r\n"
+             b"</body>\r\n</html>\r\n")
 CLOUDFLARE = (b"<!DOCTYPE html>\n<!--[if lt IE 7]> <html class=\"ie6\"> <![endif]-->\n<html><head>"
               b"<title>example.com | 524: A timeout occurred</title>"
               b"<style>body{font-family:sans-serif} .cf-error{color:red}</style>"

@@ -1,4 +1,4 @@
-"""proxy.middleware.DisconnectWatch: guarded work ends with the client, in the caller's task, one watcher per request."""
+"""proxy.middleware.DisconnectWatch: guarded work ends with the client, in the caller's task, one watcher a request."""
 
 from __future__ import annotations
 
