@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from proxy.core.turns.messages import message_text
+from proxy.surfaces.chat_messages import message_text
 from proxy.core.turns.preprocess_result import Preprocessed
 from proxy.core.routing.router import RouteCandidate, RouteDecision
 

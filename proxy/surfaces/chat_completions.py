@@ -35,6 +35,7 @@ from proxy.middleware import DisconnectWatch, request_fields
 from proxy.engine.preprocess_runner import ChatPreprocessor, log_decision_events, run_preprocessor
 from proxy.request_body import parse_chat_body, read_body, skills_options
 from proxy.settings import Settings
+from proxy.surfaces.chat_messages import read_messages
 from proxy.tool_loop import ToolLoop
 from proxy.upstream.client import UpstreamResponse
 
@@ -82,7 +83,7 @@ class ChatCompletions:
     async def _preprocess(self, body: dict[str, Any], options: RequestOptions, fields: dict[str, Any],
                           watch: DisconnectWatch) -> Preprocessed:
         if options.skills_mode == "off":
-            result = Preprocessed(body["messages"], "passthrough", "off")
+            result = Preprocessed(read_messages(body["messages"]), "passthrough", "off")
         else:
             result = await watch.guard(run_preprocessor(self.engine, body, self.settings.scan_timeout, options,
                                                         fields))
