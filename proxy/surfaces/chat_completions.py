@@ -36,6 +36,7 @@ from proxy.engine.preprocess_runner import ChatPreprocessor, log_decision_events
 from proxy.request_body import parse_chat_body, read_body, skills_options
 from proxy.settings import Settings
 from proxy.surfaces.chat_messages import read_messages
+from proxy.surfaces.chat_tool_loop import CHAT_TOOL_LOOP
 from proxy.tool_loop import ToolLoop
 from proxy.upstream.client import UpstreamResponse
 
@@ -67,7 +68,7 @@ class ChatCompletions:
                 return await self._answer_refusal(request, body, options, answer, watch)
             loop = ToolLoop(ToolRounds(tools[0], tools[1], self.settings.max_tool_rounds, _call_id), forwarded,
                             lambda next_body: self._send_chat(request, next_body), answer.base_url,
-                            self._finisher(result, fields))
+                            self._finisher(result, fields), CHAT_TOOL_LOOP)
             if body.get("stream") and answer.is_event_stream:
                 return streaming_response(answer, loop.stream(answer))
             return await loop.complete(answer, watch.guard)
