@@ -22,9 +22,10 @@ from fastapi.responses import JSONResponse, Response
 from proxy.core import json_codec
 from proxy.core.tools.calls import calls_in_message, function_name
 from proxy.core.tools.rounds import ToolRounds
-from proxy.core.tools.stream_round import DONE, RoundOutcome, StreamRound, closing_chunks, continuing_chunks, iter_events
 from proxy.errors import ProxyError, invalid_answer_error, sse_error_frame
 from proxy.relay.streaming import EventBuffer
+from proxy.surfaces.chat_stream_round import (DONE, RoundOutcome, StreamRound, closing_chunks, continuing_chunks,
+                                              iter_events)
 from proxy.tool_loop import Completion
 from proxy.upstream.client import UpstreamResponse
 
