@@ -37,7 +37,7 @@ class ChatMessages:
             parts = (*parts, ToolResultPart(raw.get("tool_call_id"), raw.get("content")))
         calls = raw.get("tool_calls")
         if isinstance(calls, list):
-            parts = (*parts, *(_call(c) for c in calls if isinstance(c, dict)))
+            parts = (*parts, *[_call(c) for c in calls if isinstance(c, dict)])
         return Turn(role, parts, form, raw)
 
     def write_turn(self, turn: Turn) -> Any:
@@ -79,12 +79,12 @@ def _content(content: Any) -> tuple[TextForm, tuple[Part, ...]]:
     if isinstance(content, str):
         return TextForm.PLAIN, (TextPart(content, content),)
     if isinstance(content, list):
-        return TextForm.PARTS, tuple(_part(part) for part in content)
+        return TextForm.PARTS, tuple([_part(part) for part in content])
     return TextForm.NONE, ()
 
 
 def _part(part: Any) -> Part:
-    if isinstance(part, Mapping) and part.get("type") == "text" and isinstance(part.get("text"), str):
+    if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str):
         return TextPart(part["text"], part)
     return OpaquePart(part)
 

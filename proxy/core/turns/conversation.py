@@ -93,7 +93,10 @@ class Turn:
 
     @property
     def answers_tools(self) -> bool:
-        return any(isinstance(part, ToolResultPart) for part in self.parts)
+        for part in self.parts:  # a loop, not any(): asked of every turn of every request
+            if isinstance(part, ToolResultPart):
+                return True
+        return False
 
     @property
     def is_system(self) -> bool:
@@ -105,6 +108,10 @@ class Turn:
 
     def with_parts(self, parts: Iterable[Part], form: TextForm) -> Turn:
         return replace(self, parts=tuple(parts), form=form, rewritten=True)
+
+    def written_as(self, raw: Any) -> Turn:
+        """The turn as it went out: `raw`, the wire object written for it, is its own from now on."""
+        return replace(self, raw=raw, rewritten=False)
 
 
 class TurnWire(Protocol):

@@ -115,7 +115,8 @@ def _replay(conversation: Conversation, keys: list[str], store: TurnStore | None
         if record is None:
             replay.forwarded.append(turn)
             continue
-        replay.forwarded.extend(map(read, [record.forwarded, *record.tool_exchange]))
+        replay.forwarded.append(_forwarded_turn(record, conversation))
+        replay.forwarded.extend(map(read, record.tool_exchange))
         pending = record.mixed_call
         replay.last_full = _newer_full(replay.last_full, record)
     return replay
@@ -168,8 +169,11 @@ def _replayed_turn(previous: TurnRecord | None, config: PreprocessConfig,
     if previous is None or previous.mode == "fallback" or previous.tool_mode != config.tool_mode:
         return None
     event = {"event": "turn_replayed", "mode": previous.mode, "reason": "identical request seen before"}
-    return TurnOutcome(conversation.wire.read_turn(previous.forwarded), previous, _header_for(previous),
-                       events=(event,))
+    return TurnOutcome(_forwarded_turn(previous, conversation), previous, _header_for(previous), events=(event,))
+
+
+def _forwarded_turn(record: TurnRecord, conversation: Conversation) -> Turn:
+    return record.turn if record.turn is not None else conversation.wire.read_turn(record.forwarded)
 
 
 def _newer_full(last_full: LastFullInjection | None, record: TurnRecord) -> LastFullInjection | None:

@@ -16,7 +16,7 @@ import json
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from proxy.core.turns.conversation import Conversation, Role, Turn
@@ -53,6 +53,8 @@ class TurnRecord:
     called client tools. `tool_mode` is the mode the blocks were written for;
     `context_mode` and `model` what an activated skill's frontmatter asked
     for (`fork`, and the upstream model that replaces the request's).
+    `forwarded`, `tool_exchange` and the mixed call's messages are wire objects,
+    exactly as they went out, in the format of the surface that sent them.
     """
 
     forwarded: Any
@@ -64,6 +66,9 @@ class TurnRecord:
     tool_mode: str = ""
     context_mode: str | None = None
     model: str | None = None
+    # `forwarded` as a turn, kept by the process that made the record so its replay need not read the wire
+    # object again; a record from another process (Redis) has none.
+    turn: Turn | None = field(default=None, compare=False, repr=False)
 
 
 class TurnStore(Protocol):

@@ -116,7 +116,8 @@ class IndexPlacement:
             return outcome
         forwarded = prepend_block(outcome.forwarded, self.text)
         written = self._conversation.wire.write_turn(forwarded)
-        return replace(outcome, forwarded=forwarded, record=replace(outcome.record, forwarded=written))
+        record = replace(outcome.record, forwarded=written, turn=forwarded.written_as(written))
+        return replace(outcome, forwarded=forwarded, record=record)
 
     def on_forwarded(self, forwarded: Conversation) -> Conversation:
         """`system` placement: the index joins the system turn of every request."""

@@ -96,7 +96,9 @@ def fingerprint(selected: tuple[RouteCandidate, ...]) -> str:
 def decide_turn(turn: Turn, context: SkillContext, config: PreprocessConfig,
                 last_full: LastFullInjection | None, now: float, wire: TurnWire) -> TurnOutcome:
     outcome = _decide(turn, context, config, last_full, now)
-    record = replace(outcome.record, forwarded=wire.write_turn(outcome.forwarded), tool_mode=config.tool_mode)
+    written = wire.write_turn(outcome.forwarded)
+    record = replace(outcome.record, forwarded=written, turn=outcome.forwarded.written_as(written),
+                     tool_mode=config.tool_mode)
     return replace(outcome, record=record)
 
 
