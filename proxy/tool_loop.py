@@ -16,26 +16,26 @@ client's calls (the client can run those; it cannot run ours); the proxy runs
 its own calls anyway and keeps the whole answer and the results, and the
 replay restores them when the client's copy of that answer comes back.
 
-What must not: build requests from the client's headers (`send` does), or
-decide which skills are routed.
+The wire format's side (reading an answer's calls, the client's copy of a
+mixed answer, the final body, the stream's events and frames) is behind
+`ToolLoopWire`; `proxy.surfaces.chat_tool_loop` is the Chat Completions one.
+
+What must not: parse or frame a wire format, build requests from the
+client's headers (`send` does), or decide which skills are routed.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import structlog
 from fastapi.responses import JSONResponse, Response
 
-from proxy.core import json_codec
-from proxy.core.tools.stream_round import StreamRound, closing_chunks, continuing_chunks, iter_events
-from proxy.core.tools.calls import add_usage, calls_in_message, function_name, split_calls
+from proxy.core.tools.calls import ToolCall, add_usage, split_calls
 from proxy.core.tools.rounds import ToolRounds
-from proxy.errors import (ProxyError, UpstreamError, empty_stream_error, invalid_answer_error, normalise_error,
-                          sse_error_frame)
-from proxy.relay.streaming import EventBuffer
+from proxy.errors import ProxyError, UpstreamError, empty_stream_error, normalise_error
 from proxy.upstream.client import UpstreamResponse
 
 log = structlog.get_logger("proxy.tool_loop")
@@ -46,12 +46,78 @@ RoundSender = Callable[[dict[str, Any]], Awaitable[UpstreamResponse]]
 
 
 @dataclass
+class Completion:
+    """A non-streamed answer as the loop reads it; `data` is the wire's parsed body."""
+
+    data: Any
+    calls: list[ToolCall]
+    content: str | None
+    response_id: Any
+    usage: dict[str, Any] | None
+
+
+class StreamRoundReader(Protocol):
+    """One streamed round being read: the response id seen so far, and at the end what the model did."""
+
+    response_id: Any
+
+    def outcome(self) -> Any:
+        """Has `content`, `calls`, `usage`, `saw_error`, `events` (how many) and `skipped`."""
+        ...
+
+
+class ToolLoopWire(Protocol):
+    """A wire format's side of the tool loop: reading answers and framing what the client gets."""
+
+    def next_request(self, base: dict[str, Any], rounds: ToolRounds) -> dict[str, Any]:
+        """The next round's body: `base` with the exchange so far, the proxy's tools withdrawn once capped."""
+        ...
+
+    def read_completion(self, answer: UpstreamResponse, raw: bytes) -> Completion:
+        """A non-streamed answer; a ProxyError when it is not one."""
+        ...
+
+    def withdraw_calls(self, completion: Completion, names: frozenset[str]) -> None:
+        """The client's copy of the answer: the calls named taken out."""
+        ...
+
+    def final_response(self, answer: UpstreamResponse, raw: bytes, completion: Completion, response_id: Any,
+                       usage: dict[str, Any] | None, rounds_run: int) -> Response:
+        """The one answer the client gets; with no round run, the upstream's own bytes."""
+        ...
+
+    def stream_round(self, ours: frozenset[str], response_id: Any) -> StreamRoundReader:
+        ...
+
+    def round_bytes(self, answer: UpstreamResponse, round_: Any) -> AsyncIterator[bytes]:
+        """The client-bound bytes of one streamed round as they come; the proxy's calls held back."""
+        ...
+
+    def closing_frames(self, outcome: Any, usage: dict[str, Any] | None, response_id: Any,
+                       one_round: bool) -> list[bytes]:
+        """What ends the client's stream, the end frame included."""
+        ...
+
+    def continuing_frames(self, outcome: Any) -> list[bytes]:
+        """What a round that goes on still owes the client."""
+        ...
+
+    def end_frame(self) -> bytes:
+        ...
+
+    def error_frame(self, error: ProxyError) -> bytes:
+        """A failure after the stream began, as the client's stream can carry it."""
+        ...
+
+
+@dataclass
 class ToolLoop:
     rounds: ToolRounds
     base: dict[str, Any]
     send: RoundSender
     upstream_url: str
     on_finish: Callable[[ToolRounds], None]
+    wire: ToolLoopWire
 
     async def complete(self, answer: UpstreamResponse, guard: Guard) -> Response:
         """A non-streamed answer, after as many rounds as the model needs."""
@@ -61,37 +127,36 @@ class ToolLoop:
                 raw = await guard(_read(answer))
                 if answer.status >= 400:
                     return JSONResponse(normalise_error(answer.status, raw, self.upstream_url), answer.status)
-                data = _completion(answer, raw)
-                response_id, usage = response_id or data.get("id"), add_usage(usage, data.get("usage"))
-                if not self._continue_after(data):
-                    return _final_response(answer, raw, data, response_id, usage, self.rounds)
-                answer = await guard(self.send(self.rounds.request(self.base)))
+                completion = self.wire.read_completion(answer, raw)
+                response_id, usage = response_id or completion.response_id, add_usage(usage, completion.usage)
+                if not self._continue_after(completion):
+                    return self.wire.final_response(answer, raw, completion, response_id, usage, self.rounds.rounds)
+                answer = await guard(self.send(self.wire.next_request(self.base, self.rounds)))
         finally:
             await answer.aclose()
             self.on_finish(self.rounds)
 
-    def _continue_after(self, data: dict[str, Any]) -> bool:
+    def _continue_after(self, completion: Completion) -> bool:
         """Run the proxy's calls in a non-streamed answer; True when another round is needed."""
-        message = _first_message(data)
-        mine, theirs = split_calls(calls_in_message(message), self.rounds.ours)
+        mine, theirs = split_calls(completion.calls, self.rounds.ours)
         if not mine:
             return False
         if self.rounds.capped:
             raise _rounds_exceeded(self.rounds)
         if theirs:
-            _log_events(self.rounds.run_mixed(message.get("content"), mine, theirs))
-            message["tool_calls"] = [p for p in message["tool_calls"] if function_name(p) not in self.rounds.ours]
+            _log_events(self.rounds.run_mixed(completion.content, mine, theirs))
+            self.wire.withdraw_calls(completion, self.rounds.ours)
             return False
-        _log_events(self.rounds.run(message.get("content"), mine))
+        _log_events(self.rounds.run(completion.content, mine))
         return True
 
     async def stream(self, answer: UpstreamResponse) -> AsyncIterator[bytes]:
-        """A streamed answer: content as it comes in every round, one id, one [DONE]."""
+        """A streamed answer: content as it comes in every round, one id, one end frame."""
         response_id, usage = None, None
         try:
             while True:
-                round_ = StreamRound(self.rounds.ours, response_id)
-                async for out in _round_events(answer, round_):
+                round_ = self.wire.stream_round(self.rounds.ours, response_id)
+                async for out in self.wire.round_bytes(answer, round_):
                     yield out
                 await answer.aclose()
                 outcome = round_.outcome()
@@ -102,42 +167,28 @@ class ToolLoop:
                 if not outcome.events:
                     raise empty_stream_error(answer.url)
                 if outcome.saw_error:
-                    yield b"data: [DONE]\n\n"
+                    yield self.wire.end_frame()
                     return
                 mine, theirs = split_calls(outcome.calls, self.rounds.ours)
                 if not mine or theirs:
                     if mine:
                         _log_events(self.rounds.run_mixed(outcome.content, mine, theirs))
-                    for out in closing_chunks(outcome.held, usage, response_id, self.rounds.rounds == 0):
+                    for out in self.wire.closing_frames(outcome, usage, response_id, self.rounds.rounds == 0):
                         yield out
                     return
                 if self.rounds.capped:
                     raise _rounds_exceeded(self.rounds)
-                for out in continuing_chunks(outcome.held):
+                for out in self.wire.continuing_frames(outcome):
                     yield out
                 _log_events(self.rounds.run(outcome.content, mine))
-                answer = await self.send(self.rounds.request(self.base))
+                answer = await self.send(self.wire.next_request(self.base, self.rounds))
                 await _check_round(answer, self.upstream_url)
         except ProxyError as error:
             log.warning("stream_error_framed", code=error.code, round=self.rounds.rounds)
-            yield sse_error_frame(error)
+            yield self.wire.error_frame(error)
         finally:
             await answer.aclose()
             self.on_finish(self.rounds)
-
-
-async def _round_events(answer: UpstreamResponse, round_: StreamRound) -> AsyncIterator[bytes]:
-    """The client-bound bytes of one streamed round, whole events at a time."""
-    buffer = EventBuffer()
-    async for chunk in answer.iter_bytes():
-        for event in iter_events(buffer.feed(chunk)):
-            out = round_.feed(event)
-            if out:
-                yield out
-    if buffer.rest.strip():  # a last event the upstream did not end with a blank line
-        out = round_.feed(buffer.rest.rstrip(b"\r\n") + b"\n\n")
-        if out:
-            yield out
 
 
 async def _check_round(answer: UpstreamResponse, upstream_url: str) -> None:
@@ -158,36 +209,6 @@ async def _read(answer: UpstreamResponse) -> bytes:
         return await answer.read()
     finally:
         await answer.aclose()
-
-
-def _completion(answer: UpstreamResponse, raw: bytes) -> dict[str, Any]:
-    try:
-        data = json_codec.loads(raw)
-    except ValueError:
-        data = None
-    if not isinstance(data, dict):
-        raise invalid_answer_error(answer.url, answer.status, answer.content_type, raw)
-    return data
-
-
-def _first_message(data: dict[str, Any]) -> dict[str, Any]:
-    choices = data.get("choices")
-    if isinstance(choices, list) and choices and isinstance(choices[0], dict):
-        message = choices[0].get("message")
-        if isinstance(message, dict):
-            return message
-    return {}
-
-
-def _final_response(answer: UpstreamResponse, raw: bytes, data: dict[str, Any], response_id: Any,
-                    usage: dict[str, Any] | None, rounds: ToolRounds) -> Response:
-    headers = {k: v for k, v in answer.headers if k.lower() not in ("content-type", "content-length")}
-    if rounds.rounds == 0:  # the model did not use the proxy's tools: the upstream's own bytes
-        return Response(raw, answer.status, headers=headers, media_type=answer.content_type or "application/json")
-    data = {**data, "id": response_id}
-    if usage is not None:
-        data["usage"] = usage
-    return JSONResponse(data, answer.status, headers=headers)
 
 
 def _rounds_exceeded(rounds: ToolRounds) -> UpstreamError:

@@ -9,10 +9,11 @@ from typing import Any
 
 from proxy.cli.common import UsageError, add_catalog_arguments, run_reporting_usage_errors, settings_from_args
 from proxy.core.catalog.catalog import load_catalog
-from proxy.core.turns.messages import SEPARATOR, message_text
+from proxy.core.turns.turn_text import SEPARATOR
 from proxy.core.routing.router import RouteCandidate, SkillRouter
 from proxy.core.turns.turn_decision import SkillContext, TurnOutcome, decide_turn
 from proxy.engine.skill_engine import preprocess_config
+from proxy.surfaces.chat_messages import CHAT_MESSAGES
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -32,7 +33,8 @@ def run(args: argparse.Namespace) -> int:
     context = SkillContext(catalog, SkillRouter(catalog.skills))
     config = preprocess_config(settings)
     for text in texts:
-        outcome = decide_turn({"role": "user", "content": text}, context, config, None, 0.0)
+        outcome = decide_turn(CHAT_MESSAGES.read_turn({"role": "user", "content": text}), context, config, None, 0.0,
+                              CHAT_MESSAGES)
         report = decision_report(outcome, args.show_injection)
         if args.json or args.jsonl:
             print(json.dumps(report, ensure_ascii=False))
@@ -87,7 +89,7 @@ def _candidate(candidate: RouteCandidate) -> dict[str, Any]:
 
 def _injected_text(outcome: TurnOutcome) -> str:
     if outcome.record.mode == "explicit":
-        return message_text(outcome.forwarded)
+        return outcome.forwarded.text
     return outcome.injection + SEPARATOR if outcome.injection else ""
 
 

@@ -31,6 +31,7 @@ from proxy.core.catalog.scope import SkillScope
 from proxy.core.tools.skill_tools import SkillTools
 from proxy.core.turns.turn_decision import PreprocessConfig, SkillContext
 from proxy.settings import Settings
+from proxy.surfaces.chat_messages import read_messages
 
 _log = structlog.get_logger("skillproxy.engine")
 
@@ -75,7 +76,7 @@ class SkillEngine:
     def preprocess(self, body: dict[str, Any], options: RequestOptions | None = None) -> Preprocessed:
         started = time.monotonic()
         config, context = self._for_request(options or RequestOptions())
-        result = preprocess(body.get("messages"), context, self.store, config, self._clock())
+        result = preprocess(read_messages(body.get("messages")), context, self.store, config, self._clock())
         if time.monotonic() - started < COMMIT_MARGIN * self.scan_timeout:
             self._commit(result)
         return result
@@ -83,7 +84,7 @@ class SkillEngine:
     def preview(self, body: dict[str, Any], options: RequestOptions | None = None) -> Preprocessed:
         """What `preprocess` would do, without keeping anything: for `POST /v1/skills/route`."""
         config, context = self._for_request(options or RequestOptions())
-        return preprocess(body.get("messages"), context, self.store, config, self._clock())
+        return preprocess(read_messages(body.get("messages")), context, self.store, config, self._clock())
 
     def skills(self, options: RequestOptions | None = None) -> Catalog:
         """The catalog in scope: enabled by config, narrowed by the request."""
@@ -93,7 +94,7 @@ class SkillEngine:
         tool_mode = (options.tool_mode if options else None) or self.config.tool_mode
         # Runs on the event loop: reads only what this process holds, never a network store.
         local = getattr(self.store, "local", self.store)
-        result = fallback(body.get("messages"), local, self._clock(), reason, tool_mode)
+        result = fallback(read_messages(body.get("messages")), local, self._clock(), reason, tool_mode)
         self._commit(result, self._put_soon)
         return result
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from typing import Any, TypedDict
 
 from proxy.core.routing.router import Confidence, RouteCandidate, RouteDecision
-from proxy.core.turns.messages import message_text
+from proxy.surfaces.chat_messages import message_text
 from proxy.core.turns.preprocess_result import Preprocessed
 from proxy.request_record import ChatTurn, RequestRecord
 

@@ -41,6 +41,8 @@ from proxy.engine.preprocess_runner import ChatPreprocessor, log_decision_events
 from proxy.request_body import parse_chat_body, read_body, skills_options
 from proxy.request_record import RequestRecord, request_record
 from proxy.settings import Settings
+from proxy.surfaces.chat_messages import read_messages
+from proxy.surfaces.chat_tool_loop import CHAT_TOOL_LOOP
 from proxy.tool_loop import ToolLoop
 from proxy.upstream.client import UpstreamResponse
 
@@ -73,7 +75,7 @@ class ChatCompletions:
                 return await self._answer_refusal(request, body, options, answer, watch)
             loop = ToolLoop(ToolRounds(tools[0], tools[1], self.settings.max_tool_rounds, _call_id), forwarded,
                             lambda next_body: self._send_chat(request, next_body), answer.base_url,
-                            self._finisher(result, record))
+                            self._finisher(result, record), CHAT_TOOL_LOOP)
             if body.get("stream") and answer.is_event_stream:
                 return streaming_response(answer, loop.stream(answer))
             return await loop.complete(answer, watch.guard)
@@ -89,7 +91,7 @@ class ChatCompletions:
     async def _preprocess(self, body: dict[str, Any], options: RequestOptions, record: RequestRecord,
                           watch: DisconnectWatch) -> Preprocessed:
         if options.skills_mode == "off":
-            result = Preprocessed(body["messages"], "passthrough", "off")
+            result = Preprocessed(read_messages(body["messages"]), "passthrough", "off")
         else:
             result = await watch.guard(run_preprocessor(self.engine, body, self.settings.scan_timeout, options,
                                                         record))

@@ -23,8 +23,9 @@ from hypothesis import strategies as st
 from proxy.core.turns.activation import extract_tokens, find_activations
 from proxy.core.turns.records import MemoryTurnStore
 from proxy.core.catalog.frontmatter import ParsedSkillFile, parse_skill_text
-from proxy.core.turns.messages import SEPARATOR, is_user
-from proxy.core.turns.preprocessor import fallback, preprocess
+from proxy.core.turns.turn_text import SEPARATOR
+from proxy.surfaces.chat_messages import is_user
+from tests.core.turns.chat_wire import fallback, preprocess
 from proxy.core.turns.turn_decision import PreprocessConfig, SkillContext
 from tests.core.skill_factory import context_for, write_catalog
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from proxy.core.turns.preprocess_result import Preprocessed
 from proxy.inspect.request_view import TurnTexts, chat_turn, detail, injected, record_of, summary, turn_texts
 from proxy.request_record import RequestRecord
+from proxy.surfaces.chat_messages import read_messages
 
 BLOCK = "<routed_skills>\n<skill>pdf</skill>\n</routed_skills>\n\n---\n\n"
 
@@ -48,7 +49,8 @@ def test_long_messages_are_cut_at_the_cap_and_the_injection_still_found():
 def test_a_record_keeps_references_not_copies():
     content = "please fill the form " * 10
     sent = {"role": "user", "content": content}
-    result = Preprocessed([{"role": "user", "content": BLOCK + content}], "routed", "pdf=80", selected=("pdf",))
+    result = Preprocessed(read_messages([{"role": "user", "content": BLOCK + content}]), "routed", "pdf=80",
+                          selected=("pdf",))
     record = record_of(RequestRecord(request_id="r1", path="/v1/chat/completions", chat_turn=chat_turn([sent], result)),
                        5.0)
     assert record.turn is not None and record.turn.sent is content
@@ -58,7 +60,8 @@ def test_a_record_does_not_hold_the_conversation():
     """The history keeps hundreds of records: none may pin a request's messages (images can be megabytes)."""
     image = {"type": "image_url", "image_url": {"url": "data:image/png;base64," + "A" * 100_000}}
     sent = {"role": "user", "content": [{"type": "text", "text": "what is this?"}, image]}
-    result = Preprocessed([{"role": "user", "content": [{"type": "text", "text": BLOCK + "what is this?"}, image]}],
+    forwarded = {"role": "user", "content": [{"type": "text", "text": BLOCK + "what is this?"}, image]}
+    result = Preprocessed(read_messages([forwarded]),
                           "routed", "pdf=80", selected=("pdf",))
     record = record_of(RequestRecord(request_id="r1", status=200, chat_turn=chat_turn([sent], result)), 5.0)
     assert record.line == {"request_id": "r1", "status": 200} and record.request.chat_turn is None
@@ -66,7 +69,7 @@ def test_a_record_does_not_hold_the_conversation():
 
 
 def test_summary_and_detail_leave_out_the_chat_turn():
-    result = Preprocessed([{"role": "user", "content": BLOCK + "hi"}], "routed", "pdf=80", selected=("pdf",),
+    result = Preprocessed(read_messages([{"role": "user", "content": BLOCK + "hi"}]), "routed", "pdf=80", selected=("pdf",),
                           events=({"event": "prompt_route"},))
     line = RequestRecord(request_id="r1", method="POST", path="/v1/chat/completions", status=200, mode="routed",
                          selected=["pdf"], chat_turn=chat_turn([{"role": "user", "content": "hi"}], result))

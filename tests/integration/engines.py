@@ -7,6 +7,7 @@ import time
 from typing import Any
 
 from proxy.core.turns.preprocess_result import Preprocessed
+from proxy.surfaces.chat_messages import read_messages
 
 MARKER = "[skills:demo] "
 FALLBACK = '<skills_runtime_reminder reason="scan timeout or routing error">'
@@ -36,14 +37,14 @@ class MarkerEngine:
     def preprocess(self, body: dict[str, Any], options: Any = None) -> Preprocessed:
         self.seen.append(body)
         return Preprocessed(
-            messages=prepend_to_last_user(body["messages"], MARKER),
+            conversation=read_messages(prepend_to_last_user(body["messages"], MARKER)),
             mode="routed", route_header="demo=90", selected=("demo",), injected_chars=len(MARKER),
             events=({"event": "prompt_route", "top": "demo", "score": 90, "confidence": "high"},
                     {"event": "context_injection", "chars": len(MARKER)}),
         )
 
     def fallback(self, body: dict[str, Any], reason: str, options: Any = None) -> Preprocessed:
-        return Preprocessed(messages=prepend_to_last_user(body["messages"], FALLBACK + " "),
+        return Preprocessed(conversation=read_messages(prepend_to_last_user(body["messages"], FALLBACK + " ")),
                             mode="fallback", route_header="fallback")
 
     def startup_summary(self) -> dict[str, Any]:

@@ -25,7 +25,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from proxy.app import create_app
-from proxy.core.turns.messages import SEPARATOR
+from proxy.core.turns.turn_text import SEPARATOR
 from proxy.core.routing.query import HEAD_CHARS, TAIL_CHARS
 from proxy.core.tools.calls import function_name
 from proxy.errors import ProxyError

@@ -2,7 +2,7 @@
 
 `context: fork` runs the skill isolated: the upstream gets only the packet
 (the skill's instructions and the task payload), plus the client's system
-message when `fork_keep_system` is on. `context: fork_with_context` keeps
+turns when `fork_keep_system` is on. `context: fork_with_context` keeps
 the history and adds the packet, which is what a proxy does anyway: the
 upstream sees the conversation and the skill. No `context`: the packet in
 the conversation, as for any activation.
@@ -14,8 +14,11 @@ each name to itself). Otherwise it is ignored, and the event says why.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping, Sequence
 from typing import Any
+
+from proxy.core.turns.conversation import Conversation, Turn
 
 from proxy.core.catalog.skill import Skill
 
@@ -29,15 +32,12 @@ def context_mode(skills: Sequence[Skill]) -> str | None:
     return FORK if FORK in modes else FORK_WITH_CONTEXT if FORK_WITH_CONTEXT in modes else None
 
 
-def forked_messages(history: Sequence[Any], turn: Any, keep_system: bool) -> list[Any]:
-    """The isolated conversation: the activated turn, after the leading system messages if kept."""
-    kept = []
-    if keep_system:
-        for message in history:
-            if not (isinstance(message, Mapping) and message.get("role") in ("system", "developer")):
-                break
-            kept.append(message)
-    return [*kept, turn]
+def forked(history: Conversation, turn: Turn, keep_system: bool) -> Conversation:
+    """The isolated conversation: the activated turn, after the system turn and any leading ones if kept."""
+    if not keep_system:
+        return history.with_system(None).with_turns((turn,))
+    kept = itertools.takewhile(lambda t: t.is_system, history.turns)
+    return history.with_turns((*kept, turn))
 
 
 def model_override(skills: Sequence[Skill], allowed: Mapping[str, str]) -> tuple[str | None, list[dict[str, Any]]]:

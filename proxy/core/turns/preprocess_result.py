@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Literal
 
+from proxy.core.turns.conversation import Conversation
 from proxy.core.turns.records import TurnRecord
 from proxy.core.routing.router import RouteDecision
 
@@ -13,9 +15,11 @@ Mode = Literal["explicit", "routed", "reminder", "none", "fallback", "passthroug
 
 @dataclass(frozen=True)
 class Preprocessed:
-    """The rewritten messages plus everything the shell needs to explain them.
+    """The rewritten conversation plus everything the shell needs to explain it.
 
-    `messages` is a new list; the request's own list is never mutated.
+    `conversation` is the conversation to forward; the request's own is never
+    changed. `messages` is that conversation written in the wire form it came
+    in (for Chat Completions, the `messages` list).
     `mode`: `explicit` ($skill packet), `routed` (routed_skills block),
     `reminder` (route unchanged), `none` (no confident route: reminder block),
     `fallback` (timeout or error: fallback reminder), `passthrough` (nothing
@@ -35,7 +39,7 @@ class Preprocessed:
     reasons), None when nothing was routed (explicit, passthrough, fallback).
     """
 
-    messages: list[Any]
+    conversation: Conversation
     mode: Mode
     route_header: str
     selected: tuple[str, ...] = ()
@@ -46,3 +50,7 @@ class Preprocessed:
     anchor: tuple[str, TurnRecord] | None = None
     model: str | None = None
     decision: RouteDecision | None = None
+
+    @cached_property
+    def messages(self) -> Any:
+        return self.conversation.written()

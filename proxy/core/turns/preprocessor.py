@@ -1,11 +1,13 @@
-"""Preprocess a chat request's messages: replay the history, decide the new turn.
+"""Preprocess a conversation: replay the history, decide the new turn.
 
 Every earlier user turn is restored to exactly what was forwarded for it
 (from the turn store, or recomputed in order when the record is gone), its
 internal tool exchange replayed right after it; then the newest user turn,
 if the request ends with one, is decided. Nothing is written to the store
 here: the records come back in `Preprocessed.records` for the shell to keep
-once the result is actually used.
+once the result is actually used. The conversation is the neutral form; the
+records hold the wire objects that went out, written and read back with the
+conversation's own wire.
 """
 
 from __future__ import annotations
@@ -14,40 +16,42 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from proxy.core.turns.records import MixedCall, TurnRecord, TurnStore, prefetched, prefix_keys
-from proxy.core.turns.messages import is_user, prepend_block
+from proxy.core.turns.context_modes import FORK, forked
+from proxy.core.turns.conversation import Conversation, Turn
 from proxy.core.turns.packets import REASON_FALLBACK, reminder
 from proxy.core.turns.preprocess_result import Preprocessed
-from proxy.core.turns.context_modes import FORK, forked_messages
+from proxy.core.turns.records import MixedCall, TurnRecord, TurnStore, prefetched, turn_keys
 from proxy.core.turns.skills_index import IndexPlacement
 from proxy.core.turns.turn_decision import LastFullInjection, PreprocessConfig, SkillContext, TurnOutcome, decide_turn
+from proxy.core.turns.turn_text import prepend_block
 
 
-def preprocess(messages: Any, context: SkillContext, store: TurnStore, config: PreprocessConfig,
+def preprocess(conversation: Conversation, context: SkillContext, store: TurnStore, config: PreprocessConfig,
                now: float) -> Preprocessed:
-    if not isinstance(messages, list) or not messages:
-        return Preprocessed(messages, "passthrough", "passthrough")
-    keys = prefix_keys(messages)
-    new_turn = len(messages) - 1 if is_user(messages[-1]) else None
-    store = _snapshot(store, messages, keys, now)
-    index = IndexPlacement(messages, context, config)
+    if conversation.is_empty:
+        return Preprocessed(conversation, "passthrough", "passthrough")
+    turns, keys = conversation.turns, turn_keys(conversation)
+    new_turn = len(turns) - 1 if turns and turns[-1].is_user else None
+    store = _snapshot(store, turns, keys, now)
+    index = IndexPlacement(conversation, context, config)
 
-    def decide(message: Any, last_full: LastFullInjection | None, first_user: bool) -> TurnOutcome:
-        outcome = decide_turn(message, context, config, last_full, now)
+    def decide(turn: Turn, last_full: LastFullInjection | None, first_user: bool) -> TurnOutcome:
+        outcome = decide_turn(turn, context, config, last_full, now, conversation.wire)
         return index.on_first_user_turn(outcome) if first_user else outcome
 
-    replay = _replay(messages, keys, store, now, lambda *args: decide(*args).record)
+    replay = _replay(conversation, keys, store, now, lambda *args: decide(*args).record)
     if new_turn is None:
-        return Preprocessed(index.on_forwarded([*replay.forwarded, messages[-1]]), "passthrough", "passthrough",
+        forwarded = conversation.with_turns([*replay.forwarded, *turns[-1:]])
+        return Preprocessed(index.on_forwarded(forwarded), "passthrough", "passthrough",
                             events=tuple(replay.events), records=tuple(replay.records),
-                            anchor=_tool_anchor(messages, keys))
-    outcome = _replayed_turn(store.get(keys[new_turn], now), config) or decide(
-        messages[new_turn], replay.last_full, not any(is_user(m) for m in messages[:new_turn]))
-    forwarded, fork_events = _with_context_mode(replay.forwarded, outcome, config)
+                            anchor=_tool_anchor(turns, keys))
+    outcome = _replayed_turn(store.get(keys[new_turn], now), config, conversation) or decide(
+        turns[new_turn], replay.last_full, not any(t.is_user for t in turns[:new_turn]))
+    forwarded, fork_events = _with_context_mode(conversation.with_turns(replay.forwarded), outcome, config)
     if outcome.record.context_mode != FORK:
         forwarded = index.on_forwarded(forwarded)
     return Preprocessed(
-        messages=forwarded,
+        conversation=forwarded,
         mode=_mode(outcome.record.mode),
         route_header=outcome.route_header,
         selected=outcome.selected,
@@ -61,96 +65,103 @@ def preprocess(messages: Any, context: SkillContext, store: TurnStore, config: P
     )
 
 
-def _with_context_mode(history: list[Any], outcome: TurnOutcome,
-                       config: PreprocessConfig) -> tuple[list[Any], tuple[dict[str, Any], ...]]:
+def _with_context_mode(history: Conversation, outcome: TurnOutcome,
+                       config: PreprocessConfig) -> tuple[Conversation, tuple[dict[str, Any], ...]]:
     """The conversation to forward: the whole history, or for a `context: fork` skill, the packet alone."""
     if outcome.record.context_mode != FORK:
-        return [*history, outcome.forwarded], ()
-    forked = forked_messages(history, outcome.forwarded, config.fork_keep_system)
-    event = {"event": "context_fork", "skills": list(outcome.selected), "kept_messages": len(forked) - 1,
-             "dropped_messages": len(history) - (len(forked) - 1)}
-    return forked, (event,)
+        return history.with_turns((*history.turns, outcome.forwarded)), ()
+    isolated = forked(history, outcome.forwarded, config.fork_keep_system)
+    kept = isolated.size - 1
+    event = {"event": "context_fork", "skills": list(outcome.selected), "kept_messages": kept,
+             "dropped_messages": history.size - kept}
+    return isolated, (event,)
 
 
 @dataclass
 class _Replay:
-    forwarded: list[Any] = field(default_factory=list)
+    forwarded: list[Turn] = field(default_factory=list)
     records: list[tuple[str, TurnRecord]] = field(default_factory=list)
     events: list[dict[str, Any]] = field(default_factory=list)
     last_full: LastFullInjection | None = None
 
 
-Recompute = Callable[[Any, "LastFullInjection | None", bool], TurnRecord]
+Recompute = Callable[[Turn, "LastFullInjection | None", bool], TurnRecord]
 
 
-def _replay(messages: list[Any], keys: list[str], store: TurnStore | None, now: float,
+def _replay(conversation: Conversation, keys: list[str], store: TurnStore | None, now: float,
             recompute: Recompute | None) -> _Replay:
-    """Every message before the newest one as it was forwarded.
+    """Every turn before the newest one as it was forwarded.
 
     A user turn comes back as forwarded (recomputed when its record is gone
     and `recompute` is given); after it, and after client tool results the
     model went on from, the proxy's own tool rounds are put back; an answer
-    that mixed the proxy's calls and the client's comes back whole.
+    that mixed the proxy's calls and the client's comes back whole. Records
+    hold wire objects, read back with the conversation's own wire.
     """
-    replay = _Replay()
+    replay, read = _Replay(), conversation.wire.read_turn
+    turns = conversation.turns
     pending: MixedCall | None = None
-    for index, message in enumerate(messages[:-1]):
+    for index, turn in enumerate(turns[:-1]):
         mixed, pending = pending, None
-        if mixed is not None and mixed.answered_by(message):
-            replay.forwarded.extend([mixed.assistant, *mixed.results])
+        if mixed is not None and mixed.answered_by(turn):
+            replay.forwarded.extend(map(read, [mixed.assistant, *mixed.results]))
             continue
-        record = _record_for(messages, index, keys, store, now)
-        if record is None and is_user(message) and recompute is not None:
-            record = recompute(message, replay.last_full, not any(is_user(m) for m in messages[:index]))
+        record = _record_for(turns, index, keys, store, now)
+        if record is None and turn.is_user and recompute is not None:
+            record = recompute(turn, replay.last_full, not any(t.is_user for t in turns[:index]))
             replay.records.append((keys[index], record))
-            replay.events.append({"event": "replay_recomputed", "turn_index": index, "mode": record.mode})
+            replay.events.append({"event": "replay_recomputed", "turn_index": index + _offset(conversation),
+                                  "mode": record.mode})
         if record is None:
-            replay.forwarded.append(message)
+            replay.forwarded.append(turn)
             continue
-        replay.forwarded.extend([record.forwarded, *record.tool_exchange])
+        replay.forwarded.append(_forwarded_turn(record, conversation))
+        replay.forwarded.extend(map(read, record.tool_exchange))
         pending = record.mixed_call
         replay.last_full = _newer_full(replay.last_full, record)
     return replay
 
 
-def _record_for(messages: list[Any], index: int, keys: list[str], store: TurnStore | None,
+def _offset(conversation: Conversation) -> int:
+    """Where the turns start in the wire's list: after the system turn, when there is one."""
+    return 0 if conversation.system is None else 1
+
+
+def _record_for(turns: tuple[Turn, ...], index: int, keys: list[str], store: TurnStore | None,
                 now: float) -> TurnRecord | None:
-    if store is None or not (is_user(messages[index]) or _ends_tool_results(messages, index)):
+    if store is None or not (turns[index].is_user or _ends_tool_results(turns, index)):
         return None
     return store.get(keys[index], now)
 
 
-def _snapshot(store: Any, messages: list[Any], keys: list[str], now: float) -> Any:
+def _snapshot(store: Any, turns: tuple[Turn, ...], keys: list[str], now: float) -> Any:
     """For a store across a network, every record this request may read, fetched at once."""
     if not hasattr(store, "get_many"):
         return store  # in memory: nothing to save, nothing to compute
-    return prefetched(store, _stored_keys(messages, keys), now)
+    return prefetched(store, _stored_keys(turns, keys), now)
 
 
-def _stored_keys(messages: list[Any], keys: list[str]) -> list[str]:
+def _stored_keys(turns: tuple[Turn, ...], keys: list[str]) -> list[str]:
     """The keys a record may be kept under: user turns, and the ends of runs of tool results."""
-    return [keys[i] for i, m in enumerate(messages) if is_user(m) or _ends_tool_results(messages, i)]
+    return [keys[i] for i, t in enumerate(turns) if t.is_user or _ends_tool_results(turns, i)]
 
 
-def _ends_tool_results(messages: list[Any], index: int) -> bool:
+def _ends_tool_results(turns: tuple[Turn, ...], index: int) -> bool:
     """The last of a run of tool results: the model answered from here."""
-    if not _is_tool(messages[index]):
+    if not turns[index].answers_tools:
         return False
-    return index + 1 >= len(messages) or not _is_tool(messages[index + 1])
+    return index + 1 >= len(turns) or not turns[index + 1].answers_tools
 
 
-def _is_tool(message: Any) -> bool:
-    return isinstance(message, dict) and message.get("role") == "tool"
-
-
-def _tool_anchor(messages: list[Any], keys: list[str]) -> tuple[str, TurnRecord] | None:
+def _tool_anchor(turns: tuple[Turn, ...], keys: list[str]) -> tuple[str, TurnRecord] | None:
     """Where the proxy's tool rounds after client tool results are kept."""
-    if not _ends_tool_results(messages, len(messages) - 1):
+    if not turns or not _ends_tool_results(turns, len(turns) - 1):
         return None
-    return keys[-1], TurnRecord(messages[-1], "passthrough")
+    return keys[-1], TurnRecord(turns[-1].raw, "passthrough")
 
 
-def _replayed_turn(previous: TurnRecord | None, config: PreprocessConfig) -> TurnOutcome | None:
+def _replayed_turn(previous: TurnRecord | None, config: PreprocessConfig,
+                   conversation: Conversation) -> TurnOutcome | None:
     """A resent identical request (a retry, "regenerate") gets exactly what was forwarded before.
 
     Not when the tool mode changed since (an upstream that refused tools): the blocks must say so.
@@ -158,7 +169,11 @@ def _replayed_turn(previous: TurnRecord | None, config: PreprocessConfig) -> Tur
     if previous is None or previous.mode == "fallback" or previous.tool_mode != config.tool_mode:
         return None
     event = {"event": "turn_replayed", "mode": previous.mode, "reason": "identical request seen before"}
-    return TurnOutcome(previous.forwarded, previous, _header_for(previous), events=(event,))
+    return TurnOutcome(_forwarded_turn(previous, conversation), previous, _header_for(previous), events=(event,))
+
+
+def _forwarded_turn(record: TurnRecord, conversation: Conversation) -> Turn:
+    return record.turn if record.turn is not None else conversation.wire.read_turn(record.forwarded)
 
 
 def _newer_full(last_full: LastFullInjection | None, record: TurnRecord) -> LastFullInjection | None:
@@ -175,32 +190,34 @@ def _mode(record_mode: str) -> str:
     return record_mode if record_mode in ("explicit", "routed", "reminder", "none", "passthrough") else "passthrough"
 
 
-def fallback(messages: Any, store: TurnStore | None, now: float, reason: str = "",
+def fallback(conversation: Conversation, store: TurnStore | None, now: float, reason: str = "",
              tool_mode: str = "server") -> Preprocessed:
     """The fallback reminder on the newest user turn; earlier turns replayed from the store where known.
 
     Never raises: if even the replay fails, only the reminder is added, and the failure (its
     exception type and message) comes back as a `fallback_replay_failed` event.
     """
-    if not isinstance(messages, list) or not messages:
-        return Preprocessed(messages, "fallback", "fallback", events=(_fallback_event(reason),))
+    if conversation.is_empty:
+        return Preprocessed(conversation, "fallback", "fallback", events=(_fallback_event(reason),))
+    turns = conversation.turns
     events: tuple[dict[str, Any], ...] = (_fallback_event(reason),)
     try:
-        keys: list[str] | None = prefix_keys(messages)
-        known = _snapshot(store, messages, keys, now)
-        forwarded = _replay(messages, keys, known, now, recompute=None).forwarded
+        keys: list[str] | None = turn_keys(conversation)
+        known = _snapshot(store, turns, keys, now)
+        forwarded = _replay(conversation, keys, known, now, recompute=None).forwarded
     except Exception as exc:  # noqa: BLE001 - the fallback must always produce a request; the failure is an event
-        forwarded, keys = list(messages[:-1]), None
+        forwarded, keys = list(turns[:-1]), None
         events = (*events, {"event": "fallback_replay_failed", "error_type": type(exc).__name__,
-                             "error_message": str(exc)})
-    if not is_user(messages[-1]):
-        anchor = _tool_anchor(messages, keys) if keys else None
-        return Preprocessed([*forwarded, messages[-1]], "fallback", "fallback", events=events, anchor=anchor)
+                            "error_message": str(exc)})
+    if not turns or not turns[-1].is_user:
+        anchor = _tool_anchor(turns, keys) if keys else None
+        return Preprocessed(conversation.with_turns([*forwarded, *turns[-1:]]), "fallback", "fallback",
+                            events=events, anchor=anchor)
     text = reminder(REASON_FALLBACK, tool_mode)
-    last = prepend_block(messages[-1], text)
-    record = TurnRecord(last, "fallback")
+    last = prepend_block(turns[-1], text)
+    record = TurnRecord(conversation.wire.write_turn(last), "fallback")
     records = ((keys[-1], record),) if keys else ()
-    return Preprocessed([*forwarded, last], "fallback", "fallback", injected_chars=len(text),
+    return Preprocessed(conversation.with_turns([*forwarded, last]), "fallback", "fallback", injected_chars=len(text),
                         events=events, turn_key=keys[-1] if keys else None, records=records,
                         anchor=records[0] if records else None)
 

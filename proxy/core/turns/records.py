@@ -16,8 +16,10 @@ import json
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
+
+from proxy.core.turns.conversation import Conversation, Role, Turn
 
 
 @dataclass(frozen=True)
@@ -30,16 +32,13 @@ class MixedCall:
     it really asked for and what it got.
     """
 
-    assistant: dict[str, Any]
-    results: tuple[dict[str, Any], ...]
+    assistant: Any
+    results: tuple[Any, ...]
     client_call_ids: tuple[str, ...]
 
-    def answered_by(self, message: Any) -> bool:
-        """True when `message` is the client's copy of this answer."""
-        if not isinstance(message, dict) or message.get("role") != "assistant":
-            return False
-        calls = message.get("tool_calls") if isinstance(message.get("tool_calls"), list) else []
-        return tuple(c.get("id") for c in calls if isinstance(c, dict)) == self.client_call_ids
+    def answered_by(self, turn: Turn) -> bool:
+        """True when `turn` is the client's copy of this answer."""
+        return turn.role == Role.ASSISTANT and turn.call_ids == self.client_call_ids
 
 
 @dataclass(frozen=True)
@@ -54,17 +53,22 @@ class TurnRecord:
     called client tools. `tool_mode` is the mode the blocks were written for;
     `context_mode` and `model` what an activated skill's frontmatter asked
     for (`fork`, and the upstream model that replaces the request's).
+    `forwarded`, `tool_exchange` and the mixed call's messages are wire objects,
+    exactly as they went out, in the format of the surface that sent them.
     """
 
-    forwarded: dict[str, Any]
+    forwarded: Any
     mode: str
     fingerprint: str = ""
     full_injection_at: float | None = None
-    tool_exchange: tuple[dict[str, Any], ...] = ()
+    tool_exchange: tuple[Any, ...] = ()
     mixed_call: MixedCall | None = None
     tool_mode: str = ""
     context_mode: str | None = None
     model: str | None = None
+    # `forwarded` as a turn, kept by the process that made the record so its replay need not read the wire
+    # object again; a record from another process (Redis) has none.
+    turn: Turn | None = field(default=None, compare=False, repr=False)
 
 
 class TurnStore(Protocol):
@@ -117,6 +121,12 @@ def prefix_keys(messages: Sequence[Any]) -> list[str]:
         running.update(b"\x1e")
         keys.append(running.copy().hexdigest()[:32])
     return keys
+
+
+def turn_keys(conversation: Conversation) -> list[str]:
+    """keys[i] is the key of `conversation.turns[i]`: the hash of the wire objects up to it, the system first."""
+    keys = prefix_keys([turn.raw for turn in conversation.wire_turns()])
+    return keys if conversation.system is None else keys[1:]
 
 
 class MemoryTurnStore:

@@ -1,7 +1,7 @@
 """The skills index: an "available skills" overview for the model's prompt.
 
-`skills_index: system` puts it in the system message, `user` in front of the
-first user message (for models without a system prompt). It lists name and
+`skills_index: system` puts it in the system turn, `user` in front of the
+first user turn (for models without a system prompt). It lists name and
 description of every skill the model may use, sorted by name, within a
 character budget. Over budget, descriptions are cut to their first sentence;
 if it is still over, the skills that fit the conversation's first user
@@ -15,9 +15,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Any
 
-from proxy.core.turns.messages import is_user, prepend_block, routing_text, with_system_text
+from proxy.core.turns.conversation import Conversation
+from proxy.core.turns.turn_text import prepend_block, routing_text, with_system_text
 from proxy.core.turns.packets import escape
 from proxy.core.catalog.skill import Skill
 from proxy.core.turns.turn_decision import PreprocessConfig, SkillContext, TurnOutcome
@@ -91,13 +91,13 @@ def _description(skill: Skill, short: bool) -> str:
 
 
 class IndexPlacement:
-    """Where one request's index goes: into the system message, or before the first user turn.
+    """Where one request's index goes: into the system turn, or before the first user turn.
 
     The text is computed at most once per request, and only when it is placed.
     """
 
-    def __init__(self, messages: Sequence[Any], context: SkillContext, config: PreprocessConfig) -> None:
-        self._messages = messages
+    def __init__(self, conversation: Conversation, context: SkillContext, config: PreprocessConfig) -> None:
+        self._conversation = conversation
         self._context = context
         self._config = config
         self._text: str | None = None
@@ -105,7 +105,7 @@ class IndexPlacement:
     @property
     def text(self) -> str:
         if self._text is None:
-            first = next((routing_text(m) for m in self._messages if is_user(m)), "")
+            first = next((routing_text(t) for t in self._conversation.turns if t.is_user), "")
             self._text = render_index(self._context.catalog.skills, self._config.skills_index_max_chars,
                                       self._config.tool_mode, lambda: _ranked_names(self._context, first))
         return self._text
@@ -115,10 +115,12 @@ class IndexPlacement:
         if self._config.skills_index != "user" or not self.text:
             return outcome
         forwarded = prepend_block(outcome.forwarded, self.text)
-        return replace(outcome, forwarded=forwarded, record=replace(outcome.record, forwarded=forwarded))
+        written = self._conversation.wire.write_turn(forwarded)
+        record = replace(outcome.record, forwarded=written, turn=forwarded.written_as(written))
+        return replace(outcome, forwarded=forwarded, record=record)
 
-    def on_forwarded(self, forwarded: list[Any]) -> list[Any]:
-        """`system` placement: the index joins the system message of every request."""
+    def on_forwarded(self, forwarded: Conversation) -> Conversation:
+        """`system` placement: the index joins the system turn of every request."""
         if self._config.skills_index != "system" or not self.text:
             return forwarded
         return with_system_text(forwarded, self.text)

@@ -1,8 +1,9 @@
 """Deciding one user turn: explicit packet, routed block, reminder, or no-route reminder.
 
-`decide_turn` is the whole decision for one message, given the catalog, the
+`decide_turn` is the whole decision for one user turn, given the catalog, the
 router and the newest full routed injection earlier in the conversation. It
-returns the message to forward, the record to keep, and the log events.
+returns the turn to forward, the record to keep (the turn written in its
+conversation's wire format), and the log events.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ from proxy.core.turns.activation import ActivationRequest, find_activations, sub
 from proxy.core.catalog.catalog import Catalog
 from proxy.core.turns.records import TurnRecord
 from proxy.core.turns.decision_events import activation_events, route_events
-from proxy.core.turns.messages import prepend_block, replace_text, routing_text
+from proxy.core.turns.conversation import Turn, TurnWire
+from proxy.core.turns.turn_text import prepend_block, replace_text, routing_text
 from proxy.core.turns.packets import (REASON_NO_ROUTE, REASON_UNCHANGED, Expansion, explicit_text, invocation_packet,
                                 reminder, routed_injection)
 from proxy.core.routing.router import RouteCandidate, RouteDecision, SkillRouter, select
@@ -76,7 +78,7 @@ class LastFullInjection:
 
 @dataclass(frozen=True)
 class TurnOutcome:
-    forwarded: dict[str, Any]
+    forwarded: Turn
     record: TurnRecord
     route_header: str
     injection: str = ""
@@ -91,31 +93,36 @@ def fingerprint(selected: tuple[RouteCandidate, ...]) -> str:
     return "|".join(sorted(f"{c.skill.root}:{c.skill.name}:{c.skill.location}" for c in selected))
 
 
-def decide_turn(message: Mapping[str, Any], context: SkillContext, config: PreprocessConfig,
-                last_full: LastFullInjection | None, now: float) -> TurnOutcome:
-    outcome = _decide(message, context, config, last_full, now)
-    return replace(outcome, record=replace(outcome.record, tool_mode=config.tool_mode))
+def decide_turn(turn: Turn, context: SkillContext, config: PreprocessConfig,
+                last_full: LastFullInjection | None, now: float, wire: TurnWire) -> TurnOutcome:
+    outcome = _decide(turn, context, config, last_full, now)
+    written = wire.write_turn(outcome.forwarded)
+    record = replace(outcome.record, forwarded=written, turn=outcome.forwarded.written_as(written),
+                     tool_mode=config.tool_mode)
+    return replace(outcome, record=record)
 
 
-def _decide(message: Mapping[str, Any], context: SkillContext, config: PreprocessConfig,
+# The records below hold the forwarded turn until `decide_turn` writes it in the wire's form.
+
+def _decide(turn: Turn, context: SkillContext, config: PreprocessConfig,
             last_full: LastFullInjection | None, now: float) -> TurnOutcome:
-    text = routing_text(message)
+    text = routing_text(turn)
     if not text.strip():
-        return TurnOutcome(dict(message), TurnRecord(dict(message), "passthrough"), "passthrough")
+        return TurnOutcome(turn, TurnRecord(turn, "passthrough"), "passthrough")
     request = find_activations(text, context.catalog, config.slash_activation)
     if request is not None:
-        return _explicit(message, request, config)
+        return _explicit(turn, request, config)
     if not config.routing:
-        return TurnOutcome(dict(message), TurnRecord(dict(message), "passthrough"), "passthrough")
+        return TurnOutcome(turn, TurnRecord(turn, "passthrough"), "passthrough")
     decision = context.route(text, config.max_routed_skills)
-    return _routed(message, text, decision, config, last_full, now)
+    return _routed(turn, text, decision, config, last_full, now)
 
 
-def _explicit(message: Mapping[str, Any], request: ActivationRequest, config: PreprocessConfig) -> TurnOutcome:
+def _explicit(turn: Turn, request: ActivationRequest, config: PreprocessConfig) -> TurnOutcome:
     expansions = {a.skill.name: _expand(a.skill, request.payload, config) for a in request.resolved}
     packet = invocation_packet(request, expansions, config.tool_mode)
     names = [a.skill.name for a in request.resolved]
-    forwarded = replace_text(message, explicit_text(packet, request.payload, names))
+    forwarded = replace_text(turn, explicit_text(packet, request.payload, names))
     header = "explicit:" + (",".join(names) or "unresolved")
     skills = [a.skill for a in request.resolved]
     model, model_events = model_override(skills, config.model_overrides)
@@ -132,12 +139,12 @@ def _expand(skill, payload: str, config: PreprocessConfig) -> Expansion:
     return Expansion(text=substitute_arguments(body, payload))
 
 
-def _routed(message: Mapping[str, Any], text: str, decision: RouteDecision, config: PreprocessConfig,
+def _routed(turn: Turn, text: str, decision: RouteDecision, config: PreprocessConfig,
             last_full: LastFullInjection | None, now: float) -> TurnOutcome:
     selected = decision.selected
     if not selected:
         injection = reminder(REASON_NO_ROUTE, config.tool_mode)
-        forwarded = prepend_block(message, injection)
+        forwarded = prepend_block(turn, injection)
         events = route_events("no_route", "no_confident_skill_route", text, decision, injection)
         return TurnOutcome(forwarded, TurnRecord(forwarded, "none"), "none", injection, (), decision, events=events)
     mark = fingerprint(selected)
@@ -145,12 +152,12 @@ def _routed(message: Mapping[str, Any], text: str, decision: RouteDecision, conf
     names = tuple(c.skill.name for c in selected)
     if reason is None:
         injection = reminder(REASON_UNCHANGED, config.tool_mode)
-        forwarded = prepend_block(message, injection)
+        forwarded = prepend_block(turn, injection)
         events = route_events("reminder", "route_unchanged", text, decision, injection)
         return TurnOutcome(forwarded, TurnRecord(forwarded, "reminder", mark), "reminder", injection, names,
                            decision, events=events)
     injection = routed_injection(selected, config.tool_mode, _inline_bodies(selected, config))
-    forwarded = prepend_block(message, injection)
+    forwarded = prepend_block(turn, injection)
     header = ";".join(f"{c.skill.name}={c.score}" for c in selected)
     events = route_events("routed", reason, text, decision, injection)
     return TurnOutcome(forwarded, TurnRecord(forwarded, "routed", mark, now), header, injection, names,

@@ -5,7 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from proxy.core.catalog.skill import Skill
-from proxy.core.turns.context_modes import FORK, FORK_WITH_CONTEXT, context_mode, forked_messages, model_override
+from proxy.core.turns.context_modes import FORK, FORK_WITH_CONTEXT, context_mode, forked, model_override
+from proxy.surfaces.chat_messages import CHAT_MESSAGES, read_messages
+
+
+def forked_messages(history, turn, keep_system):
+    """`forked` over Chat Completions messages, read and written by the shell's adapter."""
+    return forked(read_messages(history), CHAT_MESSAGES.read_turn(turn), keep_system).written()
 
 
 def skill(name: str, context: str | None = None, model: str | None = None) -> Skill:

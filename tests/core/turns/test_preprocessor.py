@@ -3,8 +3,8 @@
 import pytest
 
 from proxy.core.turns.records import MemoryTurnStore, prefix_keys
-from proxy.core.turns.messages import message_text
-from proxy.core.turns.preprocessor import fallback, preprocess
+from proxy.surfaces.chat_messages import message_text
+from tests.core.turns.chat_wire import fallback, preprocess
 from proxy.core.turns.turn_decision import PreprocessConfig
 from tests.core.skill_factory import context_for, write_catalog
 

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from proxy.core.turns.records import MemoryTurnStore, MixedCall, TurnRecord
-from proxy.core.turns.preprocessor import preprocess
+from tests.core.turns.chat_wire import preprocess
 from proxy.core.turns.turn_decision import PreprocessConfig
 from proxy.core.turns.record_json import decode_record, encode_record
 from tests.core.skill_factory import context_for, write_catalog

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from proxy.core.turns.records import MemoryTurnStore
-from proxy.core.turns.preprocessor import fallback, preprocess
+from tests.core.turns.chat_wire import fallback, preprocess
 from proxy.core.turns.turn_decision import PreprocessConfig
 from tests.core.skill_factory import context_for, write_catalog
 

@@ -1,4 +1,4 @@
-"""One streamed round of a tool loop: what to pass on, and what the model called.
+"""One streamed Chat Completions round of a tool loop: what to pass on, and what the model called.
 
 `StreamRound` reads a round's SSE events one at a time and returns the bytes
 the client should get now:

@@ -1,4 +1,20 @@
-from proxy.core.turns.messages import SEPARATOR, message_text, prepend_block, replace_text, routing_text
+"""Rewriting the text of turns, over Chat Completions messages read and written by the shell's adapter."""
+
+from proxy.core.turns import turn_text
+from proxy.core.turns.turn_text import SEPARATOR
+from proxy.surfaces.chat_messages import CHAT_MESSAGES, message_text
+
+
+def routing_text(message):
+    return turn_text.routing_text(CHAT_MESSAGES.read_turn(message))
+
+
+def prepend_block(message, block):
+    return CHAT_MESSAGES.write_turn(turn_text.prepend_block(CHAT_MESSAGES.read_turn(message), block))
+
+
+def replace_text(message, new_text):
+    return CHAT_MESSAGES.write_turn(turn_text.replace_text(CHAT_MESSAGES.read_turn(message), new_text))
 
 IMAGE = {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}}
 

@@ -1,0 +1,101 @@
+"""The tool loop's Chat Completions side: reading answers, and framing what the client gets.
+
+What lives here: `ChatToolLoopWire`, the `ToolLoopWire` of Chat Completions.
+A non-streamed answer is a JSON object whose `choices[0].message.tool_calls`
+are the model's calls; the client's copy of a mixed answer keeps only the
+client's calls; after rounds the final body carries the first round's `id`
+and `usage` summed over the rounds, and with no round it is the upstream's
+own bytes. A streamed answer is read as SSE events by `StreamRound`
+(deltas reassembled, the proxy's calls held back), and ends with the held
+chunks and one `[DONE]`.
+
+What must not: decide whether the loop goes on, run tools, or send requests.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+from fastapi.responses import JSONResponse, Response
+
+from proxy.core import json_codec
+from proxy.core.tools.calls import calls_in_message, function_name
+from proxy.core.tools.rounds import ToolRounds
+from proxy.errors import ProxyError, invalid_answer_error, sse_error_frame
+from proxy.relay.streaming import EventBuffer
+from proxy.surfaces.chat_stream_round import (DONE, RoundOutcome, StreamRound, closing_chunks, continuing_chunks,
+                                              iter_events)
+from proxy.tool_loop import Completion
+from proxy.upstream.client import UpstreamResponse
+
+
+class ChatToolLoopWire:
+    def next_request(self, base: dict[str, Any], rounds: ToolRounds) -> dict[str, Any]:
+        return rounds.request(base)
+
+    def read_completion(self, answer: UpstreamResponse, raw: bytes) -> Completion:
+        try:
+            data = json_codec.loads(raw)
+        except ValueError:
+            data = None
+        if not isinstance(data, dict):
+            raise invalid_answer_error(answer.url, answer.status, answer.content_type, raw)
+        message = _first_message(data)
+        return Completion(data, calls_in_message(message), message.get("content"), data.get("id"), data.get("usage"))
+
+    def withdraw_calls(self, completion: Completion, names: frozenset[str]) -> None:
+        """The answer the client gets keeps only calls not named in `names`."""
+        message = _first_message(completion.data)
+        message["tool_calls"] = [p for p in message["tool_calls"] if function_name(p) not in names]
+
+    def final_response(self, answer: UpstreamResponse, raw: bytes, completion: Completion, response_id: Any,
+                       usage: dict[str, Any] | None, rounds_run: int) -> Response:
+        headers = {k: v for k, v in answer.headers if k.lower() not in ("content-type", "content-length")}
+        if rounds_run == 0:  # the model did not use the proxy's tools: the upstream's own bytes
+            return Response(raw, answer.status, headers=headers, media_type=answer.content_type or "application/json")
+        data = {**completion.data, "id": response_id}
+        if usage is not None:
+            data["usage"] = usage
+        return JSONResponse(data, answer.status, headers=headers)
+
+    def stream_round(self, ours: frozenset[str], response_id: Any) -> StreamRound:
+        return StreamRound(ours, response_id)
+
+    async def round_bytes(self, answer: UpstreamResponse, round_: StreamRound) -> AsyncIterator[bytes]:
+        """The client-bound bytes of one streamed round, whole events at a time."""
+        buffer = EventBuffer()
+        async for chunk in answer.iter_bytes():
+            for event in iter_events(buffer.feed(chunk)):
+                out = round_.feed(event)
+                if out:
+                    yield out
+        if buffer.rest.strip():  # a last event the upstream did not end with a blank line
+            out = round_.feed(buffer.rest.rstrip(b"\r\n") + b"\n\n")
+            if out:
+                yield out
+
+    def closing_frames(self, outcome: RoundOutcome, usage: dict[str, Any] | None, response_id: Any,
+                       one_round: bool) -> list[bytes]:
+        return closing_chunks(outcome.held, usage, response_id, one_round)
+
+    def continuing_frames(self, outcome: RoundOutcome) -> list[bytes]:
+        return continuing_chunks(outcome.held)
+
+    def end_frame(self) -> bytes:
+        return DONE
+
+    def error_frame(self, error: ProxyError) -> bytes:
+        return sse_error_frame(error)
+
+
+CHAT_TOOL_LOOP = ChatToolLoopWire()
+
+
+def _first_message(data: dict[str, Any]) -> dict[str, Any]:
+    choices = data.get("choices")
+    if isinstance(choices, list) and choices and isinstance(choices[0], dict):
+        message = choices[0].get("message")
+        if isinstance(message, dict):
+            return message
+    return {}
