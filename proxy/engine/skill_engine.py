@@ -21,7 +21,7 @@ from proxy.engine import heap
 from proxy.engine.live_catalog import LiveCatalog
 from proxy.core.catalog.catalog import Catalog
 from proxy.core.catalog.diff import catalog_changes
-from proxy.core.turns.records import MemoryTurnStore, MixedCall, TurnRecord, TurnStore
+from proxy.core.turns.records import MixedCall, TurnRecord
 from proxy.core.turns.preprocess_result import Preprocessed
 from proxy.core.turns.preprocessor import fallback, preprocess
 from proxy.core.turns.request_options import RequestOptions
@@ -31,6 +31,7 @@ from proxy.core.catalog.scope import SkillScope
 from proxy.core.tools.skill_tools import SkillTools
 from proxy.core.turns.turn_decision import PreprocessConfig, SkillContext
 from proxy.settings import Settings
+from proxy.state.turn_store import TurnStore, turn_store
 
 _log = structlog.get_logger("skillproxy.engine")
 
@@ -92,9 +93,10 @@ class SkillEngine:
     def fallback(self, body: dict[str, Any], reason: str, options: RequestOptions | None = None) -> Preprocessed:
         tool_mode = (options.tool_mode if options else None) or self.config.tool_mode
         # Runs on the event loop: reads only what this process holds, never a network store.
-        local = getattr(self.store, "local", self.store)
-        result = fallback(body.get("messages"), local, self._clock(), reason, tool_mode)
-        self._commit(result, self._put_soon)
+        result = fallback(body.get("messages"), self.store.local, self._clock(), reason, tool_mode)
+        now = self._clock()
+        for key, record in result.records:
+            self.store.put_later(key, record, now)
         return result
 
     def _for_request(self, options: RequestOptions) -> tuple[PreprocessConfig, SkillContext]:
@@ -115,30 +117,20 @@ class SkillEngine:
         key, record = anchor
         if not exchange and mixed is None and not record.tool_exchange and record.mixed_call is None:
             return
-        self._put_soon(key, replace(record, tool_exchange=tuple(exchange), mixed_call=mixed), self._clock())
+        # Runs on the event loop: queued when the store is across a network, never waited for.
+        self.store.put_later(key, replace(record, tool_exchange=tuple(exchange), mixed_call=mixed), self._clock())
 
     def startup_summary(self) -> dict[str, Any]:
         catalog = self.live.current
         return {"skills": len(catalog.skills), "warnings": len(catalog.findings()), "roots": list(catalog.roots),
-                "shadowed": len(catalog.shadowed), "skipped": len(catalog.skipped), **state_summary(self.store)}
+                "shadowed": len(catalog.shadowed), "skipped": len(catalog.skipped), **self.store.summary()}
 
     def close(self) -> None:
         self.live.stop()
-        close_store = getattr(self.store, "close", None)
-        if close_store is not None:
-            close_store()
+        self.store.close()
 
-    def _commit(self, result: Preprocessed, put: Callable[[str, TurnRecord, float], None] | None = None) -> None:
-        now, put_many = self._clock(), getattr(self.store, "put_many", None)
-        if put is None and put_many is not None:
-            put_many(result.records, now)  # a network store: one round trip
-            return
-        for key, record in result.records:
-            (put or self.store.put)(key, record, now)
-
-    def _put_soon(self, key: str, record: TurnRecord, now: float) -> None:
-        """A write from the event loop: queued when the store is across a network, never waited for."""
-        getattr(self.store, "put_later", self.store.put)(key, record, now)
+    def _commit(self, result: Preprocessed) -> None:
+        self.store.put_many(result.records, self._clock())  # a network store: one round trip
 
     def _build_context(self, catalog: Catalog) -> SkillContext:
         enabled = catalog.scoped(self.scope)
@@ -147,23 +139,6 @@ class SkillEngine:
     def _on_catalog_change(self, old: Catalog, new: Catalog) -> None:
         self._context = self._build_context(new)
         _log.info("catalog_reloaded", **catalog_changes(old, new).log_fields())
-
-
-def turn_store(settings: Settings) -> TurnStore:
-    """Where replay records live: this process's memory, or Redis shared by replicas (`state: redis://...`)."""
-    if settings.state == "memory":
-        return MemoryTurnStore(settings.state_max_entries, settings.state_ttl)
-    from proxy.state.redis_store import RedisTurnStore  # only a Redis deployment needs the client
-
-    return RedisTurnStore.from_settings(settings)
-
-
-def state_summary(store: TurnStore) -> dict[str, Any]:
-    """For the start banner: where records live and, for Redis, whether it answers now."""
-    health = getattr(store, "health", None)
-    if health is None:
-        return {"state": "memory"}
-    return {"state": health.shown_url, "state_reachable": store.ping()}  # type: ignore[attr-defined]
 
 
 def preprocess_config(settings: Settings) -> PreprocessConfig:

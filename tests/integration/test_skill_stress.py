@@ -22,7 +22,7 @@ import openai
 import pytest
 
 from proxy.engine.live_catalog import LiveCatalog
-from proxy.core.turns.records import MemoryTurnStore
+from proxy.state.memory_store import MemoryTurnStore
 from proxy.engine.skill_engine import SkillEngine, preprocess_config
 from proxy.settings import Settings
 from tests.conftest import SHARED, corpus_roots

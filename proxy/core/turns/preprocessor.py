@@ -10,11 +10,11 @@ once the result is actually used.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from proxy.core.turns.records import MixedCall, TurnRecord, TurnStore, prefetched, prefix_keys
+from proxy.core.turns.records import MixedCall, TurnRecord, TurnRecordReader, prefix_keys
 from proxy.core.turns.messages import is_user, prepend_block
 from proxy.core.turns.packets import REASON_FALLBACK, reminder
 from proxy.core.turns.preprocess_result import Preprocessed
@@ -23,25 +23,25 @@ from proxy.core.turns.skills_index import IndexPlacement
 from proxy.core.turns.turn_decision import LastFullInjection, PreprocessConfig, SkillContext, TurnOutcome, decide_turn
 
 
-def preprocess(messages: Any, context: SkillContext, store: TurnStore, config: PreprocessConfig,
+def preprocess(messages: Any, context: SkillContext, store: TurnRecordReader, config: PreprocessConfig,
                now: float) -> Preprocessed:
     if not isinstance(messages, list) or not messages:
         return Preprocessed(messages, "passthrough", "passthrough")
     keys = prefix_keys(messages)
     new_turn = len(messages) - 1 if is_user(messages[-1]) else None
-    store = _snapshot(store, messages, keys, now)
+    known = _known_records(store, messages, keys, now)
     index = IndexPlacement(messages, context, config)
 
     def decide(message: Any, last_full: LastFullInjection | None, first_user: bool) -> TurnOutcome:
         outcome = decide_turn(message, context, config, last_full, now)
         return index.on_first_user_turn(outcome) if first_user else outcome
 
-    replay = _replay(messages, keys, store, now, lambda *args: decide(*args).record)
+    replay = _replay(messages, keys, known, lambda *args: decide(*args).record)
     if new_turn is None:
         return Preprocessed(index.on_forwarded([*replay.forwarded, messages[-1]]), "passthrough", "passthrough",
                             events=tuple(replay.events), records=tuple(replay.records),
                             anchor=_tool_anchor(messages, keys))
-    outcome = _replayed_turn(store.get(keys[new_turn], now), config) or decide(
+    outcome = _replayed_turn(known.get(keys[new_turn]), config) or decide(
         messages[new_turn], replay.last_full, not any(is_user(m) for m in messages[:new_turn]))
     forwarded, fork_events = _with_context_mode(replay.forwarded, outcome, config)
     if outcome.record.context_mode != FORK:
@@ -83,7 +83,7 @@ class _Replay:
 Recompute = Callable[[Any, "LastFullInjection | None", bool], TurnRecord]
 
 
-def _replay(messages: list[Any], keys: list[str], store: TurnStore | None, now: float,
+def _replay(messages: list[Any], keys: list[str], known: Mapping[str, TurnRecord],
             recompute: Recompute | None) -> _Replay:
     """Every message before the newest one as it was forwarded.
 
@@ -99,7 +99,7 @@ def _replay(messages: list[Any], keys: list[str], store: TurnStore | None, now: 
         if mixed is not None and mixed.answered_by(message):
             replay.forwarded.extend([mixed.assistant, *mixed.results])
             continue
-        record = _record_for(messages, index, keys, store, now)
+        record = _record_for(messages, index, keys, known)
         if record is None and is_user(message) and recompute is not None:
             record = recompute(message, replay.last_full, not any(is_user(m) for m in messages[:index]))
             replay.records.append((keys[index], record))
@@ -113,18 +113,17 @@ def _replay(messages: list[Any], keys: list[str], store: TurnStore | None, now: 
     return replay
 
 
-def _record_for(messages: list[Any], index: int, keys: list[str], store: TurnStore | None,
-                now: float) -> TurnRecord | None:
-    if store is None or not (is_user(messages[index]) or _ends_tool_results(messages, index)):
+def _record_for(messages: list[Any], index: int, keys: list[str],
+                known: Mapping[str, TurnRecord]) -> TurnRecord | None:
+    if not (is_user(messages[index]) or _ends_tool_results(messages, index)):
         return None
-    return store.get(keys[index], now)
+    return known.get(keys[index])
 
 
-def _snapshot(store: Any, messages: list[Any], keys: list[str], now: float) -> Any:
-    """For a store across a network, every record this request may read, fetched at once."""
-    if not hasattr(store, "get_many"):
-        return store  # in memory: nothing to save, nothing to compute
-    return prefetched(store, _stored_keys(messages, keys), now)
+def _known_records(store: TurnRecordReader | None, messages: list[Any], keys: list[str],
+                   now: float) -> Mapping[str, TurnRecord]:
+    """Every record this request may read, in one call (one round trip to a store across a network)."""
+    return store.get_many(_stored_keys(messages, keys), now) if store is not None else {}
 
 
 def _stored_keys(messages: list[Any], keys: list[str]) -> list[str]:
@@ -175,7 +174,7 @@ def _mode(record_mode: str) -> str:
     return record_mode if record_mode in ("explicit", "routed", "reminder", "none", "passthrough") else "passthrough"
 
 
-def fallback(messages: Any, store: TurnStore | None, now: float, reason: str = "",
+def fallback(messages: Any, store: TurnRecordReader | None, now: float, reason: str = "",
              tool_mode: str = "server") -> Preprocessed:
     """The fallback reminder on the newest user turn; earlier turns replayed from the store where known.
 
@@ -185,8 +184,8 @@ def fallback(messages: Any, store: TurnStore | None, now: float, reason: str = "
         return Preprocessed(messages, "fallback", "fallback", events=(_fallback_event(reason),))
     try:
         keys: list[str] | None = prefix_keys(messages)
-        known = _snapshot(store, messages, keys, now)
-        forwarded = _replay(messages, keys, known, now, recompute=None).forwarded
+        known = _known_records(store, messages, keys, now)
+        forwarded = _replay(messages, keys, known, recompute=None).forwarded
     except Exception:  # noqa: BLE001 - the fallback must always produce a request
         forwarded, keys = list(messages[:-1]), None
     if not is_user(messages[-1]):
