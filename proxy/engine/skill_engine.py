@@ -6,6 +6,10 @@ thread when the catalog changes, never on a request), and the turn store
 request reads one immutable `SkillContext`, so a reload mid-request cannot
 mix two catalogs. Store writes made on the event loop (fallback, tool
 exchanges) are queued by a network store, never waited for.
+
+Building an engine loads the catalog and nothing more; `start` begins
+watching the roots and `close` stops that and closes the store. The app's
+lifespan calls both, so each process that serves runs its own watcher.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ import structlog
 
 from proxy.engine import heap
 from proxy.engine.live_catalog import LiveCatalog
-from proxy.core.catalog.catalog import Catalog
+from proxy.core.catalog.catalog import Catalog, load_catalog
 from proxy.core.catalog.diff import catalog_changes
 from proxy.core.turns.records import MixedCall, TurnRecord
 from proxy.core.turns.preprocess_result import Preprocessed
@@ -46,7 +50,7 @@ RouterFactory = Callable[[Sequence[Skill]], SkillRouter]
 class SkillEngine:
     def __init__(self, live: LiveCatalog, config: PreprocessConfig, store: TurnStore, scan_timeout: float,
                  router_factory: RouterFactory = SkillRouter, clock: Callable[[], float] = time.time,
-                 scope: SkillScope = SkillScope()) -> None:
+                 scope: SkillScope = SkillScope(), watch: bool = True) -> None:
         self.live = live
         self.scope = scope  # enabled_skills and disabled_skills
         self.config = config
@@ -54,20 +58,26 @@ class SkillEngine:
         self.scan_timeout = scan_timeout
         self._router_factory = router_factory
         self._clock = clock
+        self._watch = watch  # False: the catalog is read once (a test's or a benchmark's engine)
+        self._started = False
         self._context = self._build_context(live.current)
         live.subscribe(self._on_catalog_change)
 
     @classmethod
-    def from_settings(cls, settings: Settings, start_watching: bool = True, **kwargs: Any) -> SkillEngine:
+    def from_settings(cls, settings: Settings, **kwargs: Any) -> SkillEngine:
+        """The engine `settings` describe, its catalog loaded; nothing runs until `start`."""
         live = LiveCatalog(settings.roots, settings.max_skill_file_bytes)
-        engine = cls(live, preprocess_config(settings), turn_store(settings), settings.scan_timeout,
-                     scope=SkillScope.of(settings.enabled_skills, settings.disabled_skills),
-                     **kwargs)
-        if start_watching:  # a served engine: its catalog lives long and is kept out of the collector's way
-            heap.settle()
-            live.subscribe(heap.settle)
-            live.start()
-        return engine
+        return cls(live, preprocess_config(settings), turn_store(settings), settings.scan_timeout,
+                   scope=SkillScope.of(settings.enabled_skills, settings.disabled_skills), **kwargs)
+
+    def start(self) -> None:
+        """Watch the roots for changes (unless built with `watch=False`); starting again does nothing."""
+        if self._started or not self._watch:
+            return
+        self._started = True
+        heap.settle()  # a served catalog lives long: kept out of the collector's way, after each reload too
+        self.live.subscribe(heap.settle)
+        self.live.start()
 
     @property
     def context(self) -> SkillContext:
@@ -121,11 +131,10 @@ class SkillEngine:
         self.store.put_later(key, replace(record, tool_exchange=tuple(exchange), mixed_call=mixed), self._clock())
 
     def startup_summary(self) -> dict[str, Any]:
-        catalog = self.live.current
-        return {"skills": len(catalog.skills), "warnings": len(catalog.findings()), "roots": list(catalog.roots),
-                "shadowed": len(catalog.shadowed), "skipped": len(catalog.skipped), **self.store.summary()}
+        return {**catalog_summary(self.live.current), **self.store.summary()}
 
     def close(self) -> None:
+        """Stop watching and close the store (queued writes are sent); closing again does nothing."""
         self.live.stop()
         self.store.close()
 
@@ -139,6 +148,24 @@ class SkillEngine:
     def _on_catalog_change(self, old: Catalog, new: Catalog) -> None:
         self._context = self._build_context(new)
         _log.info("catalog_reloaded", **catalog_changes(old, new).log_fields())
+
+
+def catalog_summary(catalog: Catalog) -> dict[str, Any]:
+    """For the start banner: how many skills were loaded from which roots, and what was wrong with them."""
+    return {"skills": len(catalog.skills), "warnings": len(catalog.findings()), "roots": list(catalog.roots),
+            "shadowed": len(catalog.shadowed), "skipped": len(catalog.skipped)}
+
+
+def startup_summary_without_engine(settings: Settings) -> dict[str, Any]:
+    """`SkillEngine.startup_summary` without building an engine: the catalog read once, the store asked once.
+
+    For a parent process that only prints the banner while its workers each build their own engine.
+    """
+    store = turn_store(settings)
+    try:
+        return {**catalog_summary(load_catalog(settings.roots, settings.max_skill_file_bytes)), **store.summary()}
+    finally:
+        store.close()
 
 
 def preprocess_config(settings: Settings) -> PreprocessConfig:
