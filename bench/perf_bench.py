@@ -201,7 +201,7 @@ def preprocess_times(size: int, passes: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="skillproxy-perf-catalog-") as tmp:
         roots = write_big_catalog(Path(tmp), size)
         settings = load_settings(None, env={}, overrides={"roots": tuple(str(root) for root in roots)})
-        engine = SkillEngine.from_settings(settings, start_watching=False)
+        engine = SkillEngine.from_settings(settings, watch=False)
         texts = [case["text"] for case in load_cases()]
         for text in texts[:20]:
             engine.preprocess({"model": "load", "messages": [{"role": "user", "content": f"{text} (warm-up)"}]})

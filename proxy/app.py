@@ -1,6 +1,7 @@
 """The web app: `create_app(settings, engine)` and its routes.
 
-What lives here: the routes. `POST /v1/chat/completions` is
+What lives here: the routes, and the lifespan that owns the engine (starts
+it, then closes it) and the upstream connections. `POST /v1/chat/completions` is
 `proxy.surfaces.chat_completions`, `/v1/skills...` is `proxy.skills_api.routes`; every other
 `/v1/...` path and method is forwarded
 untouched, to the upstream its JSON body's `model` names when `upstreams:` is
@@ -58,8 +59,14 @@ def create_app(settings: Settings, engine: ChatPreprocessor, upstream: Upstream 
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        yield
-        await upstreams.aclose()
+        engine.start()  # in this process: each worker runs its own lifespan, so its own watcher
+        try:
+            yield
+        finally:
+            try:
+                await upstreams.aclose()
+            finally:
+                await asyncio.to_thread(engine.close)  # may wait for the watcher and for queued state writes
 
     app = FastAPI(title="skillproxy", docs_url=None, redoc_url=None, openapi_url=None, lifespan=lifespan,
                   exception_handlers={HTTPException: _framework_error})

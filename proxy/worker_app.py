@@ -4,7 +4,9 @@ uvicorn starts workers as fresh processes and needs an import string, so the
 parent cannot hand them its app. It puts what it was started with (the config
 file and the flags; never secrets: those come from the same config file and
 environment) in `WORKER_ENV`, and `create_worker_app` rebuilds the settings,
-logging and skill engine from that in each worker.
+logging and skill engine from that in each worker. The app's lifespan starts
+that worker's engine (its catalog watcher) and closes it when the worker
+stops, sending its queued state writes.
 
 What must not: differ from the single-process app in anything but where it
 gets its settings.
@@ -12,7 +14,6 @@ gets its settings.
 
 from __future__ import annotations
 
-import atexit
 import json
 import os
 from pathlib import Path
@@ -40,6 +41,4 @@ def create_worker_app() -> FastAPI:
     os.chdir(args["cwd"])  # relative roots and the default config mean what they meant to the parent
     settings = load_settings(args["config"], overrides=args["overrides"])
     configure_logging(settings)
-    engine = SkillEngine.from_settings(settings)
-    atexit.register(engine.close)  # the worker's queued state writes are sent before it exits
-    return create_app(settings, engine)
+    return create_app(settings, SkillEngine.from_settings(settings))

@@ -48,22 +48,22 @@ def run(args: argparse.Namespace) -> int:
     import uvicorn
 
     from proxy.app import create_app
-    from proxy.engine.skill_engine import SkillEngine
+    from proxy.engine.skill_engine import SkillEngine, startup_summary_without_engine
     from proxy.logs.setup import configure_logging
 
     configure_logging(settings)
     try:
-        engine = SkillEngine.from_settings(settings)
+        engine = SkillEngine.from_settings(settings) if args.workers == 1 else None
+        summary = engine.startup_summary() if engine is not None else startup_summary_without_engine(settings)
     except SettingsError as exc:
         print(f"skillproxy: {exc}", file=sys.stderr)
         return 2
-    print_banner(settings, engine.startup_summary(), sys.stderr, args.workers)
+    print_banner(settings, summary, sys.stderr, args.workers)
     serve = dict(host=settings.host, port=settings.port, log_config=None, access_log=False, server_header=False)
-    if args.workers == 1:
-        uvicorn.run(create_app(settings, engine), **serve)
-        engine.close()  # stops the watcher and sends queued state writes
+    if engine is not None:
+        uvicorn.run(create_app(settings, engine), **serve)  # its lifespan starts the engine and closes it
         return 0
-    engine.close()  # each worker builds its own; this one only filled the banner
+    # Each worker builds its own engine (`proxy.worker_app`); this process only printed the banner.
     from proxy.worker_app import FACTORY, WORKER_ENV, worker_environment
 
     os.environ[WORKER_ENV] = worker_environment(args.config, _overrides(args))

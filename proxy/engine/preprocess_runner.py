@@ -58,6 +58,14 @@ class ChatPreprocessor(Protocol):
         """`{"skills": int, "warnings": int, "roots": [str, ...]}` for the start banner."""
         ...
 
+    def start(self) -> None:
+        """Begin what runs beside the requests (the catalog watcher): the app's lifespan calls it at start."""
+        ...
+
+    def close(self) -> None:
+        """Stop it and let go of the turn store (queued writes are sent): the lifespan calls it at shutdown."""
+        ...
+
 
 async def run_preprocessor(engine: ChatPreprocessor, body: dict[str, Any], timeout: float,
                            options: RequestOptions | None = None,

@@ -6,6 +6,10 @@ thread when the catalog changes, never on a request), and the turn store
 request reads one immutable `SkillContext`, so a reload mid-request cannot
 mix two catalogs. Store writes made on the event loop (fallback, tool
 exchanges) are queued by a network store, never waited for.
+
+Building an engine loads the catalog and nothing more; `start` begins
+watching the roots and `close` stops that and closes the store. The app's
+lifespan calls both, so each process that serves runs its own watcher.
 """
 
 from __future__ import annotations
@@ -19,9 +23,9 @@ import structlog
 
 from proxy.engine import heap
 from proxy.engine.live_catalog import LiveCatalog
-from proxy.core.catalog.catalog import Catalog
+from proxy.core.catalog.catalog import Catalog, load_catalog
 from proxy.core.catalog.diff import catalog_changes
-from proxy.core.turns.records import MemoryTurnStore, MixedCall, TurnRecord, TurnStore
+from proxy.core.turns.records import MixedCall, TurnRecord
 from proxy.core.turns.preprocess_result import Preprocessed
 from proxy.core.turns.preprocessor import fallback, preprocess
 from proxy.core.turns.request_options import RequestOptions
@@ -31,6 +35,7 @@ from proxy.core.catalog.scope import SkillScope
 from proxy.core.tools.skill_tools import SkillTools
 from proxy.core.turns.turn_decision import PreprocessConfig, SkillContext
 from proxy.settings import Settings
+from proxy.state.turn_store import TurnStore, turn_store
 from proxy.surfaces.chat_messages import read_messages
 
 _log = structlog.get_logger("skillproxy.engine")
@@ -46,7 +51,7 @@ RouterFactory = Callable[[Sequence[Skill]], SkillRouter]
 class SkillEngine:
     def __init__(self, live: LiveCatalog, config: PreprocessConfig, store: TurnStore, scan_timeout: float,
                  router_factory: RouterFactory = SkillRouter, clock: Callable[[], float] = time.time,
-                 scope: SkillScope = SkillScope()) -> None:
+                 scope: SkillScope = SkillScope(), watch: bool = True) -> None:
         self.live = live
         self.scope = scope  # enabled_skills and disabled_skills
         self.config = config
@@ -54,20 +59,26 @@ class SkillEngine:
         self.scan_timeout = scan_timeout
         self._router_factory = router_factory
         self._clock = clock
+        self._watch = watch  # False: the catalog is read once (a test's or a benchmark's engine)
+        self._started = False
         self._context = self._build_context(live.current)
         live.subscribe(self._on_catalog_change)
 
     @classmethod
-    def from_settings(cls, settings: Settings, start_watching: bool = True, **kwargs: Any) -> SkillEngine:
+    def from_settings(cls, settings: Settings, **kwargs: Any) -> SkillEngine:
+        """The engine `settings` describe, its catalog loaded; nothing runs until `start`."""
         live = LiveCatalog(settings.roots, settings.max_skill_file_bytes)
-        engine = cls(live, preprocess_config(settings), turn_store(settings), settings.scan_timeout,
-                     scope=SkillScope.of(settings.enabled_skills, settings.disabled_skills),
-                     **kwargs)
-        if start_watching:  # a served engine: its catalog lives long and is kept out of the collector's way
-            heap.settle()
-            live.subscribe(heap.settle)
-            live.start()
-        return engine
+        return cls(live, preprocess_config(settings), turn_store(settings), settings.scan_timeout,
+                   scope=SkillScope.of(settings.enabled_skills, settings.disabled_skills), **kwargs)
+
+    def start(self) -> None:
+        """Watch the roots for changes (unless built with `watch=False`); starting again does nothing."""
+        if self._started or not self._watch:
+            return
+        self._started = True
+        heap.settle()  # a served catalog lives long: kept out of the collector's way, after each reload too
+        self.live.subscribe(heap.settle)
+        self.live.start()
 
     @property
     def context(self) -> SkillContext:
@@ -93,9 +104,10 @@ class SkillEngine:
     def fallback(self, body: dict[str, Any], reason: str, options: RequestOptions | None = None) -> Preprocessed:
         tool_mode = (options.tool_mode if options else None) or self.config.tool_mode
         # Runs on the event loop: reads only what this process holds, never a network store.
-        local = getattr(self.store, "local", self.store)
-        result = fallback(read_messages(body.get("messages")), local, self._clock(), reason, tool_mode)
-        self._commit(result, self._put_soon)
+        result = fallback(read_messages(body.get("messages")), self.store.local, self._clock(), reason, tool_mode)
+        now = self._clock()
+        for key, record in result.records:
+            self.store.put_later(key, record, now)
         return result
 
     def _for_request(self, options: RequestOptions) -> tuple[PreprocessConfig, SkillContext]:
@@ -116,30 +128,19 @@ class SkillEngine:
         key, record = anchor
         if not exchange and mixed is None and not record.tool_exchange and record.mixed_call is None:
             return
-        self._put_soon(key, replace(record, tool_exchange=tuple(exchange), mixed_call=mixed), self._clock())
+        # Runs on the event loop: queued when the store is across a network, never waited for.
+        self.store.put_later(key, replace(record, tool_exchange=tuple(exchange), mixed_call=mixed), self._clock())
 
     def startup_summary(self) -> dict[str, Any]:
-        catalog = self.live.current
-        return {"skills": len(catalog.skills), "warnings": len(catalog.findings()), "roots": list(catalog.roots),
-                "shadowed": len(catalog.shadowed), "skipped": len(catalog.skipped), **state_summary(self.store)}
+        return {**catalog_summary(self.live.current), **self.store.summary()}
 
     def close(self) -> None:
+        """Stop watching and close the store (queued writes are sent); closing again does nothing."""
         self.live.stop()
-        close_store = getattr(self.store, "close", None)
-        if close_store is not None:
-            close_store()
+        self.store.close()
 
-    def _commit(self, result: Preprocessed, put: Callable[[str, TurnRecord, float], None] | None = None) -> None:
-        now, put_many = self._clock(), getattr(self.store, "put_many", None)
-        if put is None and put_many is not None:
-            put_many(result.records, now)  # a network store: one round trip
-            return
-        for key, record in result.records:
-            (put or self.store.put)(key, record, now)
-
-    def _put_soon(self, key: str, record: TurnRecord, now: float) -> None:
-        """A write from the event loop: queued when the store is across a network, never waited for."""
-        getattr(self.store, "put_later", self.store.put)(key, record, now)
+    def _commit(self, result: Preprocessed) -> None:
+        self.store.put_many(result.records, self._clock())  # a network store: one round trip
 
     def _build_context(self, catalog: Catalog) -> SkillContext:
         enabled = catalog.scoped(self.scope)
@@ -150,21 +151,22 @@ class SkillEngine:
         _log.info("catalog_reloaded", **catalog_changes(old, new).log_fields())
 
 
-def turn_store(settings: Settings) -> TurnStore:
-    """Where replay records live: this process's memory, or Redis shared by replicas (`state: redis://...`)."""
-    if settings.state == "memory":
-        return MemoryTurnStore(settings.state_max_entries, settings.state_ttl)
-    from proxy.state.redis_store import RedisTurnStore  # only a Redis deployment needs the client
-
-    return RedisTurnStore.from_settings(settings)
+def catalog_summary(catalog: Catalog) -> dict[str, Any]:
+    """For the start banner: how many skills were loaded from which roots, and what was wrong with them."""
+    return {"skills": len(catalog.skills), "warnings": len(catalog.findings()), "roots": list(catalog.roots),
+            "shadowed": len(catalog.shadowed), "skipped": len(catalog.skipped)}
 
 
-def state_summary(store: TurnStore) -> dict[str, Any]:
-    """For the start banner: where records live and, for Redis, whether it answers now."""
-    health = getattr(store, "health", None)
-    if health is None:
-        return {"state": "memory"}
-    return {"state": health.shown_url, "state_reachable": store.ping()}  # type: ignore[attr-defined]
+def startup_summary_without_engine(settings: Settings) -> dict[str, Any]:
+    """`SkillEngine.startup_summary` without building an engine: the catalog read once, the store asked once.
+
+    For a parent process that only prints the banner while its workers each build their own engine.
+    """
+    store = turn_store(settings)
+    try:
+        return {**catalog_summary(load_catalog(settings.roots, settings.max_skill_file_bytes)), **store.summary()}
+    finally:
+        store.close()
 
 
 def preprocess_config(settings: Settings) -> PreprocessConfig:

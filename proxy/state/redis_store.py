@@ -1,13 +1,15 @@
 """Turn records in Redis (`state: redis://...`), shared by every worker and replica.
 
-What lives here: `RedisTurnStore`, a `TurnStore` over the `redis` client.
-Records are JSON (`proxy.core.turns.record_json`) under `skillproxy:turn:v1:<key>`,
-written with `SET key value PX state_ttl`; Redis's own memory policy bounds
-them. A request reads all its records in one `MGET`.
+What lives here: `RedisTurnStore`, a `TurnStore` (`proxy.state.turn_store`)
+over the `redis` client. Records are JSON (`proxy.core.turns.record_json`)
+under `skillproxy:turn:v1:<key>`, written with `SET key value PX state_ttl`;
+Redis's own memory policy bounds them. A request reads all its records in one
+`MGET`.
 
-- Every record is also kept in a local mirror (an in-memory LRU of
-  `state_max_entries`). `put` (from the preprocessing thread) writes to Redis
-  before it returns, so a turn is in Redis before the upstream sees it;
+- Every record is also kept in a local mirror (a `MemoryTurnStore` of
+  `state_max_entries`; `local` reads it). `put` and `put_many` (from the
+  preprocessing thread) write to Redis before they return, so a turn is in
+  Redis before the upstream sees it;
   `put_later` (from the event loop: fallback and tool-exchange records) only
   queues it for one writer thread, which sends queued records in a pipeline.
   The event loop never waits on Redis. Writes take turns, and a `put` drops
@@ -33,10 +35,12 @@ import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from proxy.core.turns.records import MemoryTurnStore, TurnRecord
+from proxy.core.turns.records import TurnRecord, TurnRecordReader
 from proxy.core.turns.record_json import decode_record, encode_record
 from proxy.settings import Settings, SettingsError
 from proxy.state.health import StoreHealth
+from proxy.state.memory_store import MemoryTurnStore
+from proxy.state.turn_store import StateSummary, TurnStore
 
 KEY_PREFIX = "skillproxy:turn:v1:"
 MAX_TIMEOUT = 0.5  # seconds: a socket wait, at most; scan_timeout / 6 when that is shorter
@@ -57,18 +61,20 @@ def connect(url: str, timeout: float) -> redis.Redis:
         raise SettingsError(f"configuration key 'state': not a usable Redis URL ({exc})") from None
 
 
-class RedisTurnStore:
+class RedisTurnStore(TurnStore):
     def __init__(self, client: redis.Redis, health: StoreHealth, ttl: float, max_entries: int = 10_000) -> None:
         self.client = client
         self.health = health
         self._ttl_ms = max(1, int(ttl * 1000))
-        self.local = MemoryTurnStore(max_entries, ttl)  # this process's view, used when Redis cannot answer
+        self._mirror = MemoryTurnStore(max_entries, ttl)  # this process's view, used when Redis cannot answer
         self._queue: queue.Queue[Any] = queue.Queue(MAX_QUEUED)
         self._pending: dict[str, TurnRecord] = {}  # queued, not yet in Redis: newer than what Redis says
         self._pending_lock = threading.Lock()
         self._write_lock = threading.Lock()  # one write at a time, so a newer record is never overwritten
         self._writer = threading.Thread(target=self._write_loop, name="skillproxy-redis-writer", daemon=True)
         self._writer.start()
+        self._closed = False
+        self._close_lock = threading.Lock()
 
     @classmethod
     def from_settings(cls, settings: Settings) -> RedisTurnStore:
@@ -86,9 +92,9 @@ class RedisTurnStore:
         for key, payload in zip(keys, payloads):
             record = pending.get(key) or (_decoded(payload) if payload is not None else None)
             if record is not None:
-                self.local.put(key, record, now)
+                self._mirror.put(key, record, now)
             else:
-                record = self.local.get(key, now)
+                record = self._mirror.get(key, now)
             if record is not None:
                 found[key] = record
         return found
@@ -103,13 +109,13 @@ class RedisTurnStore:
             with self._pending_lock:
                 for key, record in items:
                     self._pending.pop(key, None)  # newer than anything queued for the key
-                    self.local.put(key, record, now)
+                    self._mirror.put(key, record, now)
             if items:
                 self._send(dict(items))
 
     def put_later(self, key: str, record: TurnRecord, now: float) -> None:
         """Kept here and queued for the writer thread: never blocks."""
-        self.local.put(key, record, now)
+        self._mirror.put(key, record, now)
         with self._pending_lock:
             self._pending[key] = record
         try:
@@ -117,6 +123,14 @@ class RedisTurnStore:
         except queue.Full:
             self._sent({key: record})
             self.health.failed("put", RuntimeError(f"{MAX_QUEUED} writes queued; Redis is not keeping up"))
+
+    @property
+    def local(self) -> TurnRecordReader:
+        """The local mirror: what this process wrote or read, without asking Redis."""
+        return self._mirror
+
+    def summary(self) -> StateSummary:
+        return {"state": self.health.shown_url, "state_reachable": self.ping()}
 
     def ping(self) -> bool:
         """True when Redis answers now (for the start banner)."""
@@ -136,6 +150,10 @@ class RedisTurnStore:
         done.wait(timeout)
 
     def close(self) -> None:
+        with self._close_lock:
+            if self._closed:
+                return
+            self._closed = True
         self.flush()
         self._queue.put(_STOP)
         self._writer.join(timeout=2.0)

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 from typing import Any
 
 import httpx
@@ -27,7 +26,6 @@ from proxy.core.upstream_choice import ModelRoute, choose_upstream, describe_rou
 from proxy.errors import NotFound, ProxyError, UpstreamError, normalise_error
 from proxy.settings import Settings
 from proxy.upstream.client import Headers, Upstream
-from proxy.upstream.config import parse_upstreams
 
 log = structlog.get_logger("proxy.upstreams")
 
@@ -37,7 +35,7 @@ MODELS_TIMEOUT = 10.0  # seconds an upstream gets to list its models before the 
 class Upstreams:
     def __init__(self, settings: Settings, transport: httpx.AsyncBaseTransport | None = None,
                  single: Upstream | None = None) -> None:
-        configs = parse_upstreams(settings.upstreams, os.environ)
+        configs = settings.upstreams  # parsed and checked once, by `load_settings`
         if configs:
             self.members = tuple(Upstream(settings, transport, config) for config in configs)
         else:

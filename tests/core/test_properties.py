@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from proxy.core.turns.activation import extract_tokens, find_activations
-from proxy.core.turns.records import MemoryTurnStore
+from proxy.state.memory_store import MemoryTurnStore
 from proxy.core.catalog.frontmatter import ParsedSkillFile, parse_skill_text
 from proxy.core.turns.turn_text import SEPARATOR
 from proxy.surfaces.chat_messages import is_user

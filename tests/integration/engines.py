@@ -50,6 +50,12 @@ class MarkerEngine:
     def startup_summary(self) -> dict[str, Any]:
         return {"skills": 1, "warnings": 0, "roots": ["skills"]}
 
+    def start(self) -> None:
+        """Nothing runs beside the requests."""
+
+    def close(self) -> None:
+        """Nothing to stop."""
+
     def skill_tools(self, options: Any = None) -> None:
         return None  # no tools: requests go through untouched apart from the marker
 
@@ -93,4 +99,4 @@ def real_engine(roots: tuple[str, ...] | None = None, **overrides: Any):
     from tests.conftest import REPO
 
     roots = tuple(roots) if roots is not None else (str(REPO / "skills"),)
-    return SkillEngine.from_settings(Settings(roots=roots, **overrides), start_watching=False)
+    return SkillEngine.from_settings(Settings(roots=roots, **overrides), watch=False)

@@ -138,6 +138,12 @@ def test_an_unexpected_bug_is_a_500_without_traceback(start_proxy, upstream):
         def fallback(self, body, reason, options=None):
             raise RuntimeError("fallback broke too")
 
+        def start(self):
+            pass
+
+        def close(self):
+            pass
+
     proxy = start_proxy(Broken())
     response = httpx.post(proxy.base_url + "/chat/completions", json=chat_body())
     assert response.status_code == 500

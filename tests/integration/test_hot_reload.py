@@ -52,7 +52,7 @@ def reloads_named(logs: Any, **match: Any) -> list[dict[str, Any]]:
 def test_add_edit_remove_a_skill_while_serving(start_proxy, upstream, logs, tmp_path):
     root = tmp_path / "skills"
     write_skill(root, "photo-resize", "Resize holiday photos for the family album")
-    engine = SkillEngine.from_settings(Settings(roots=(str(root),)), start_watching=True)
+    engine = SkillEngine.from_settings(Settings(roots=(str(root),)))  # the proxy's lifespan starts its watcher
     proxy = start_proxy(engine=engine)
     try:
         with httpx.Client(base_url=proxy.url, timeout=30) as client:
@@ -100,7 +100,7 @@ def _reloads_counted(client: httpx.Client, logged: int) -> Scrape | None:
 def test_an_edit_to_the_body_alone_is_reported_as_changed(start_proxy, upstream, logs, tmp_path):
     root = tmp_path / "skills"
     write_skill(root, "release-notes", "Write release notes from commits", body="Group by type.")
-    engine = SkillEngine.from_settings(Settings(roots=(str(root),)), start_watching=True)
+    engine = SkillEngine.from_settings(Settings(roots=(str(root),)))  # the proxy's lifespan starts its watcher
     start_proxy(engine=engine)
     try:
         time.sleep(0.3)

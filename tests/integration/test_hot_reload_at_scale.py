@@ -47,7 +47,7 @@ def test_after_changes_a_serving_proxy_routes_as_a_fresh_one(start_proxy, upstre
     settings = Settings(roots=(str(root), *corpus_roots()))
     prompts = [json.loads(line)["text"] for line in (SHARED / "eval" / "dev.jsonl").read_text().splitlines()][:PROMPTS]
     prompts += ["audit these supplier invoices for duplicate payments", "reconcile card settlements with the ledger"]
-    serving = SkillEngine.from_settings(settings, start_watching=True)
+    serving = SkillEngine.from_settings(settings)  # the proxy's lifespan starts its watcher
     try:
         with httpx.Client(base_url=start_proxy(engine=serving).url, timeout=30) as client:
             time.sleep(0.3)  # let the watcher register before the first change
@@ -64,7 +64,7 @@ def test_after_changes_a_serving_proxy_routes_as_a_fresh_one(start_proxy, upstre
         serving.close()
     clear_parse_cache()
     clear_term_cache()
-    fresh_engine = SkillEngine.from_settings(settings, start_watching=False)
+    fresh_engine = SkillEngine.from_settings(settings, watch=False)
     with httpx.Client(base_url=start_proxy(engine=fresh_engine).url, timeout=30) as client:
         fresh = decisions(client, prompts), listing(client)
     assert warm == fresh

@@ -75,7 +75,7 @@ class SlowRouter(SkillRouter):
 
 def test_scan_timeout_falls_back_and_the_request_still_goes_out(start_proxy, upstream, logs):
     engine = SkillEngine.from_settings(Settings(roots=(str(REPO / "skills"),), scan_timeout=0.2),
-                                       start_watching=False, router_factory=SlowRouter)
+                                       watch=False, router_factory=SlowRouter)
     try:
         running = start_proxy(engine=engine, scan_timeout=0.2)
         started = time.monotonic()

@@ -180,8 +180,7 @@ def test_a_password_in_the_url_never_reaches_a_log_line_the_banner_or_a_repr(
 
 def test_a_redis_url_that_cannot_be_used_is_a_settings_error_naming_state():
     with pytest.raises(SettingsError, match="'state'") as error:
-        SkillEngine.from_settings(Settings(state="redis://:hunter2-pass@localhost:port/0", roots=()),
-                                  start_watching=False)
+        SkillEngine.from_settings(Settings(state="redis://:hunter2-pass@localhost:port/0", roots=()), watch=False)
     assert "hunter2-pass" not in str(error.value)
 
 

@@ -35,7 +35,7 @@ def start(start_proxy, skills_root):
     engines = []
 
     def run(**settings):
-        engine = SkillEngine.from_settings(Settings(roots=(str(skills_root),), **settings), start_watching=False)
+        engine = SkillEngine.from_settings(Settings(roots=(str(skills_root),), **settings), watch=False)
         engines.append(engine)
         return start_proxy(engine=engine, **settings)
 

@@ -7,6 +7,7 @@ import types
 
 import pytest
 import uvicorn
+from starlette.testclient import TestClient
 
 from proxy.cli import main
 
@@ -15,8 +16,14 @@ from .engines import MarkerEngine
 
 @pytest.fixture
 def served(monkeypatch, tmp_path):
-    """Runs `skillproxy serve` with a stand-in engine and uvicorn.run captured, not started."""
+    """Runs `skillproxy serve` with a stand-in engine and uvicorn.run captured: an app is started and stopped at once."""
     calls: dict = {}
+
+    def run(app, **kw):
+        calls.update(app=app, **kw)
+        if not isinstance(app, str):  # a worker factory's import string is only recorded
+            with TestClient(app):  # the app's lifespan: started, then stopped as a server would at shutdown
+                pass
 
     class FakeSkillEngine(MarkerEngine):
         @classmethod
@@ -33,7 +40,7 @@ def served(monkeypatch, tmp_path):
         module = types.ModuleType("proxy.engine.skill_engine")
         monkeypatch.setitem(sys.modules, "proxy.engine.skill_engine", module)
     monkeypatch.setattr(module, "SkillEngine", FakeSkillEngine, raising=False)
-    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: calls.update(app=app, **kw))
+    monkeypatch.setattr(uvicorn, "run", run)
     monkeypatch.chdir(tmp_path)
     for name in [n for n in __import__("os").environ if n.startswith("SKILLPROXY_")]:
         monkeypatch.delenv(name)
@@ -108,3 +115,16 @@ def test_workers_below_one_is_a_usage_error(served, capsys):
     assert main(["serve", "--workers", "0"]) == 2
     assert "--workers" in capsys.readouterr().err
     assert "app" not in served
+
+
+def test_with_workers_the_parent_builds_no_engine_and_still_counts_the_skills(served, tmp_path, monkeypatch, capsys):
+    from proxy.worker_app import WORKER_ENV
+
+    monkeypatch.setenv(WORKER_ENV, "")  # so the value serve sets is undone after the test
+    (tmp_path / "skills" / "photo-resize").mkdir(parents=True)
+    (tmp_path / "skills" / "photo-resize" / "SKILL.md").write_text(
+        "---\nname: photo-resize\ndescription: Resize holiday photos for the family album\n---\n# Steps\n")
+    assert main(["serve", "--workers", "2", "--root", "skills"]) == 0
+    assert "settings" not in served and "closed" not in served, "each worker builds its own engine, not the parent"
+    err = capsys.readouterr().err
+    assert "1 skill(s) loaded, 0 warning(s)" in err and "roots:    skills" in err

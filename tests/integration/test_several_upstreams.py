@@ -264,7 +264,7 @@ def test_a_skills_model_override_picks_the_upstream_of_the_new_model(start_proxy
                                   "model: small\n---\n# Steps\nSummarise.\n")
     overrides = {"small": "qwen2.5-0.5b-instruct"}
     engine = SkillEngine.from_settings(Settings(roots=(str(tmp_path / "skills"),), model_overrides=overrides),
-                                       start_watching=False)
+                                       watch=False)
     try:
         proxy = start_proxy(engine=engine, model_overrides=overrides, upstreams=pair(upstream, second))
         body = chat_body("llama3.2:1b", "$summarise-small the report")

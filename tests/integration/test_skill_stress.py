@@ -22,7 +22,7 @@ import openai
 import pytest
 
 from proxy.engine.live_catalog import LiveCatalog
-from proxy.core.turns.records import MemoryTurnStore
+from proxy.state.memory_store import MemoryTurnStore
 from proxy.engine.skill_engine import SkillEngine, preprocess_config
 from proxy.settings import Settings
 from tests.conftest import SHARED, corpus_roots
@@ -41,7 +41,7 @@ def rss_mb() -> float:
 
 
 def engine_over(roots: list[str], watch: bool = False, **overrides: Any) -> SkillEngine:
-    return SkillEngine.from_settings(Settings(roots=tuple(roots), **overrides), start_watching=watch)
+    return SkillEngine.from_settings(Settings(roots=tuple(roots), **overrides), watch=watch)
 
 
 def chat(proxy: Any, text: str, client: httpx.Client | None = None) -> httpx.Response:
@@ -154,7 +154,8 @@ def test_five_thousand_skills_load_route_and_serve(start_proxy, upstream, tmp_pa
     before, started = rss_mb(), time.perf_counter()
     live = LiveCatalog(settings.roots, settings.max_skill_file_bytes)
     loaded, after_load = time.perf_counter() - started, rss_mb()
-    engine = SkillEngine(live, preprocess_config(settings), MemoryTurnStore(100, 60), settings.scan_timeout)
+    engine = SkillEngine(live, preprocess_config(settings), MemoryTurnStore(100, 60), settings.scan_timeout,
+                         watch=False)
     routed_in, after_router = time.perf_counter() - started - loaded, rss_mb()
     try:
         assert len(live.current.skills) == 5000 and live.current.findings() == ()

@@ -12,7 +12,7 @@ conversation's own wire.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,32 +20,32 @@ from proxy.core.turns.context_modes import FORK, forked
 from proxy.core.turns.conversation import Conversation, Turn
 from proxy.core.turns.packets import REASON_FALLBACK, reminder
 from proxy.core.turns.preprocess_result import Preprocessed
-from proxy.core.turns.records import MixedCall, TurnRecord, TurnStore, prefetched, turn_keys
+from proxy.core.turns.records import MixedCall, TurnRecord, TurnRecordReader, turn_keys
 from proxy.core.turns.skills_index import IndexPlacement
 from proxy.core.turns.turn_decision import LastFullInjection, PreprocessConfig, SkillContext, TurnOutcome, decide_turn
 from proxy.core.turns.turn_text import prepend_block
 
 
-def preprocess(conversation: Conversation, context: SkillContext, store: TurnStore, config: PreprocessConfig,
+def preprocess(conversation: Conversation, context: SkillContext, store: TurnRecordReader, config: PreprocessConfig,
                now: float) -> Preprocessed:
     if conversation.is_empty:
         return Preprocessed(conversation, "passthrough", "passthrough")
     turns, keys = conversation.turns, turn_keys(conversation)
     new_turn = len(turns) - 1 if turns and turns[-1].is_user else None
-    store = _snapshot(store, turns, keys, now)
+    known = _known_records(store, turns, keys, now)
     index = IndexPlacement(conversation, context, config)
 
     def decide(turn: Turn, last_full: LastFullInjection | None, first_user: bool) -> TurnOutcome:
         outcome = decide_turn(turn, context, config, last_full, now, conversation.wire)
         return index.on_first_user_turn(outcome) if first_user else outcome
 
-    replay = _replay(conversation, keys, store, now, lambda *args: decide(*args).record)
+    replay = _replay(conversation, keys, known, lambda *args: decide(*args).record)
     if new_turn is None:
         forwarded = conversation.with_turns([*replay.forwarded, *turns[-1:]])
         return Preprocessed(index.on_forwarded(forwarded), "passthrough", "passthrough",
                             events=tuple(replay.events), records=tuple(replay.records),
                             anchor=_tool_anchor(turns, keys))
-    outcome = _replayed_turn(store.get(keys[new_turn], now), config, conversation) or decide(
+    outcome = _replayed_turn(known.get(keys[new_turn]), config, conversation) or decide(
         turns[new_turn], replay.last_full, not any(t.is_user for t in turns[:new_turn]))
     forwarded, fork_events = _with_context_mode(conversation.with_turns(replay.forwarded), outcome, config)
     if outcome.record.context_mode != FORK:
@@ -88,7 +88,7 @@ class _Replay:
 Recompute = Callable[[Turn, "LastFullInjection | None", bool], TurnRecord]
 
 
-def _replay(conversation: Conversation, keys: list[str], store: TurnStore | None, now: float,
+def _replay(conversation: Conversation, keys: list[str], known: Mapping[str, TurnRecord],
             recompute: Recompute | None) -> _Replay:
     """Every turn before the newest one as it was forwarded.
 
@@ -106,7 +106,7 @@ def _replay(conversation: Conversation, keys: list[str], store: TurnStore | None
         if mixed is not None and mixed.answered_by(turn):
             replay.forwarded.extend(map(read, [mixed.assistant, *mixed.results]))
             continue
-        record = _record_for(turns, index, keys, store, now)
+        record = _record_for(turns, index, keys, known)
         if record is None and turn.is_user and recompute is not None:
             record = recompute(turn, replay.last_full, not any(t.is_user for t in turns[:index]))
             replay.records.append((keys[index], record))
@@ -127,18 +127,17 @@ def _offset(conversation: Conversation) -> int:
     return 0 if conversation.system is None else 1
 
 
-def _record_for(turns: tuple[Turn, ...], index: int, keys: list[str], store: TurnStore | None,
-                now: float) -> TurnRecord | None:
-    if store is None or not (turns[index].is_user or _ends_tool_results(turns, index)):
+def _record_for(turns: tuple[Turn, ...], index: int, keys: list[str],
+                known: Mapping[str, TurnRecord]) -> TurnRecord | None:
+    if not (turns[index].is_user or _ends_tool_results(turns, index)):
         return None
-    return store.get(keys[index], now)
+    return known.get(keys[index])
 
 
-def _snapshot(store: Any, turns: tuple[Turn, ...], keys: list[str], now: float) -> Any:
-    """For a store across a network, every record this request may read, fetched at once."""
-    if not hasattr(store, "get_many"):
-        return store  # in memory: nothing to save, nothing to compute
-    return prefetched(store, _stored_keys(turns, keys), now)
+def _known_records(store: TurnRecordReader | None, turns: tuple[Turn, ...], keys: list[str],
+                   now: float) -> Mapping[str, TurnRecord]:
+    """Every record this request may read, in one call (one round trip to a store across a network)."""
+    return store.get_many(_stored_keys(turns, keys), now) if store is not None else {}
 
 
 def _stored_keys(turns: tuple[Turn, ...], keys: list[str]) -> list[str]:
@@ -190,7 +189,7 @@ def _mode(record_mode: str) -> str:
     return record_mode if record_mode in ("explicit", "routed", "reminder", "none", "passthrough") else "passthrough"
 
 
-def fallback(conversation: Conversation, store: TurnStore | None, now: float, reason: str = "",
+def fallback(conversation: Conversation, store: TurnRecordReader | None, now: float, reason: str = "",
              tool_mode: str = "server") -> Preprocessed:
     """The fallback reminder on the newest user turn; earlier turns replayed from the store where known.
 
@@ -203,8 +202,8 @@ def fallback(conversation: Conversation, store: TurnStore | None, now: float, re
     events: tuple[dict[str, Any], ...] = (_fallback_event(reason),)
     try:
         keys: list[str] | None = turn_keys(conversation)
-        known = _snapshot(store, turns, keys, now)
-        forwarded = _replay(conversation, keys, known, now, recompute=None).forwarded
+        known = _known_records(store, turns, keys, now)
+        forwarded = _replay(conversation, keys, known, recompute=None).forwarded
     except Exception as exc:  # noqa: BLE001 - the fallback must always produce a request; the failure is an event
         forwarded, keys = list(turns[:-1]), None
         events = (*events, {"event": "fallback_replay_failed", "error_type": type(exc).__name__,

@@ -4,18 +4,16 @@ A user turn's key is a hash of every original message before it plus its own
 original content, so the same history always finds the same record. A record
 holds exactly what the proxy forwarded for that turn (and any internal skill
 tool exchange it ran after it), so the next request can replay it byte for
-byte. The store is a bounded LRU with a time-to-live; the clock is passed in.
-A store across a network (the shell's Redis store) also reads many keys at
-once: `prefetched` gives the preprocessor one snapshot per request.
+byte. Where records are kept is the shell's business (`proxy.state`): the
+core only reads them, every record a request may need in one call
+(`TurnRecordReader`), and returns new ones as values.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import threading
-from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -71,38 +69,13 @@ class TurnRecord:
     turn: Turn | None = field(default=None, compare=False, repr=False)
 
 
-class TurnStore(Protocol):
-    def get(self, key: str, now: float) -> TurnRecord | None: ...
-    def put(self, key: str, record: TurnRecord, now: float) -> None: ...
+class TurnRecordReader(Protocol):
+    """Where the preprocessor reads earlier turns' records: all of a request's keys in one call.
 
+    The result holds the keys that have a record (at time `now`), and no others.
+    """
 
-class BatchTurnStore(TurnStore, Protocol):
-    """A store across a network (Redis): one round trip for all of a request's records."""
-
-    def get_many(self, keys: Sequence[str], now: float) -> dict[str, TurnRecord]: ...
-
-
-class _Snapshot:
-    """A request's records read at once; a key not asked for is read from the store itself."""
-
-    def __init__(self, store: TurnStore, records: dict[str, TurnRecord], asked: set[str]) -> None:
-        self._store, self._records, self._asked = store, records, asked
-
-    def get(self, key: str, now: float) -> TurnRecord | None:
-        if key in self._asked:
-            return self._records.get(key)
-        return self._store.get(key, now)
-
-    def put(self, key: str, record: TurnRecord, now: float) -> None:
-        self._store.put(key, record, now)
-
-
-def prefetched(store: TurnStore | None, keys: Sequence[str], now: float) -> TurnStore | None:
-    """`store`, or when it can read many keys at once, a snapshot of `keys` read in one go."""
-    get_many = getattr(store, "get_many", None)
-    if store is None or get_many is None or not keys:
-        return store
-    return _Snapshot(store, get_many(keys, now), set(keys))
+    def get_many(self, keys: Sequence[str], now: float) -> Mapping[str, TurnRecord]: ...
 
 
 def _canonical(message: Any) -> str:
@@ -123,45 +96,8 @@ def prefix_keys(messages: Sequence[Any]) -> list[str]:
     return keys
 
 
+
 def turn_keys(conversation: Conversation) -> list[str]:
     """keys[i] is the key of `conversation.turns[i]`: the hash of the wire objects up to it, the system first."""
     keys = prefix_keys([turn.raw for turn in conversation.wire_turns()])
     return keys if conversation.system is None else keys[1:]
-
-
-class MemoryTurnStore:
-    """An in-memory LRU of turn records with a size cap and a time-to-live."""
-
-    def __init__(self, max_entries: int = 10_000, ttl: float = 86_400.0) -> None:
-        self._max_entries = max_entries
-        self._ttl = ttl
-        self._records: OrderedDict[str, tuple[float, TurnRecord]] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: str, now: float) -> TurnRecord | None:
-        with self._lock:
-            return self._get(key, now)
-
-    def _get(self, key: str, now: float) -> TurnRecord | None:
-        entry = self._records.get(key)
-        if entry is None:
-            return None
-        stored_at, record = entry
-        if now - stored_at > self._ttl:
-            del self._records[key]
-            return None
-        self._records.move_to_end(key)
-        return record
-
-    def put(self, key: str, record: TurnRecord, now: float) -> None:
-        with self._lock:
-            self._put(key, record, now)
-
-    def _put(self, key: str, record: TurnRecord, now: float) -> None:
-        self._records[key] = (now, record)
-        self._records.move_to_end(key)
-        while len(self._records) > self._max_entries:
-            self._records.popitem(last=False)
-
-    def __len__(self) -> int:
-        return len(self._records)

@@ -1,11 +1,12 @@
-"""The preprocessor over whole conversations: replay, reminders, refresh, eviction, fallback."""
+"""The preprocessor over whole conversations: replay, reminders, refresh, fallback."""
 
 import pytest
 
-from proxy.core.turns.records import MemoryTurnStore, prefix_keys
+from proxy.core.turns.records import prefix_keys
 from proxy.surfaces.chat_messages import message_text
 from tests.core.turns.chat_wire import fallback, preprocess
 from proxy.core.turns.turn_decision import PreprocessConfig
+from proxy.state.memory_store import MemoryTurnStore
 from tests.core.skill_factory import context_for, write_catalog
 
 CONFIG = PreprocessConfig(refresh_interval=1800)
@@ -74,16 +75,6 @@ def test_missing_record_is_recomputed_to_the_same_text(context):
     second = run([user(SQL), assistant("a"), user("and the index is not used")], context, fresh_store, now=5.0)
     assert second.messages[0] == first.messages[-1]
     assert any(e["event"] == "replay_recomputed" for e in second.events)
-
-
-def test_eviction_by_size_and_ttl(context):
-    store = MemoryTurnStore(max_entries=2, ttl=10.0)
-    for i in range(3):
-        run([user(f"{SQL} {i}")], context, store, now=0.0)
-    assert len(store) == 2
-    key = prefix_keys([user(f"{SQL} 2")])[-1]
-    assert store.get(key, now=5.0) is not None
-    assert store.get(key, now=20.0) is None
 
 
 def test_identical_request_gets_identical_forwarded_text(context):
@@ -216,7 +207,7 @@ def test_fallback_replays_known_turns_and_keeps_an_anchor_for_tool_results(conte
 class _BrokenStore:
     """A turn store whose every read fails."""
 
-    def get(self, key, now):
+    def get_many(self, keys, now):
         raise RuntimeError("store unreachable")
 
 

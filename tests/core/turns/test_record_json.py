@@ -15,7 +15,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from proxy.core.turns.records import MemoryTurnStore, MixedCall, TurnRecord
+from proxy.core.turns.records import MixedCall, TurnRecord
+from proxy.state.memory_store import MemoryTurnStore
 from tests.core.turns.chat_wire import preprocess
 from proxy.core.turns.turn_decision import PreprocessConfig
 from proxy.core.turns.record_json import decode_record, encode_record

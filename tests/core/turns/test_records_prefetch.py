@@ -1,10 +1,10 @@
-"""A store that reads many keys at once (Redis) is asked once per request, and changes nothing."""
+"""Every store is read through `get_many`, once per request (one round trip to Redis), and forwards the same bytes."""
 
 from __future__ import annotations
 
 import json
 
-from proxy.core.turns.records import MemoryTurnStore
+from proxy.state.memory_store import MemoryTurnStore
 from tests.core.turns.chat_wire import fallback, preprocess
 from proxy.core.turns.turn_decision import PreprocessConfig
 from tests.core.skill_factory import context_for, write_catalog
