@@ -10,6 +10,7 @@ from typing import Any
 from proxy.cli.common import UsageError, add_catalog_arguments, run_reporting_usage_errors, settings_from_args
 from proxy.core.catalog.catalog import load_catalog
 from proxy.core.turns.messages import SEPARATOR, message_text
+from proxy.core.turns.modes import TurnMode
 from proxy.core.routing.router import RouteCandidate, SkillRouter
 from proxy.core.turns.turn_decision import SkillContext, TurnOutcome, decide_turn
 from proxy.engine.skill_engine import preprocess_config
@@ -67,7 +68,7 @@ def _case_text(line: str, number: int) -> str:
 def decision_report(outcome: TurnOutcome, show_injection: bool) -> dict[str, Any]:
     decision = outcome.decision
     report: dict[str, Any] = {
-        "mode": {"none": "none", "passthrough": "none"}.get(outcome.record.mode, outcome.record.mode),
+        "mode": TurnMode.NONE if outcome.record.mode == TurnMode.PASSTHROUGH else outcome.record.mode,
         "route_header": outcome.route_header,
         "selected": [_candidate(c) for c in decision.selected] if decision else
         [{"name": name, "score": None, "confidence": "explicit", "reasons": ["explicit:activation"]} for name in outcome.selected],
@@ -86,7 +87,7 @@ def _candidate(candidate: RouteCandidate) -> dict[str, Any]:
 
 
 def _injected_text(outcome: TurnOutcome) -> str:
-    if outcome.record.mode == "explicit":
+    if outcome.record.mode == TurnMode.EXPLICIT:
         return message_text(outcome.forwarded)
     return outcome.injection + SEPARATOR if outcome.injection else ""
 

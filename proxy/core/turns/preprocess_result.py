@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
+from proxy.core.turns.modes import TurnMode
 from proxy.core.turns.records import TurnRecord
 from proxy.core.routing.router import RouteDecision
-
-Mode = Literal["explicit", "routed", "reminder", "none", "fallback", "passthrough"]
 
 
 @dataclass(frozen=True)
@@ -36,7 +35,7 @@ class Preprocessed:
     """
 
     messages: list[Any]
-    mode: Mode
+    mode: TurnMode
     route_header: str
     selected: tuple[str, ...] = ()
     injected_chars: int = 0

@@ -19,6 +19,8 @@ from proxy.core.turns.messages import is_user, prepend_block
 from proxy.core.turns.packets import REASON_FALLBACK, reminder
 from proxy.core.turns.preprocess_result import Preprocessed
 from proxy.core.turns.context_modes import FORK, forked_messages
+from proxy.core.turns.modes import TurnMode
+from proxy.core.tools.tool_mode import ToolMode
 from proxy.core.turns.skills_index import IndexPlacement
 from proxy.core.turns.turn_decision import LastFullInjection, PreprocessConfig, SkillContext, TurnOutcome, decide_turn
 
@@ -26,7 +28,7 @@ from proxy.core.turns.turn_decision import LastFullInjection, PreprocessConfig, 
 def preprocess(messages: Any, context: SkillContext, store: TurnStore, config: PreprocessConfig,
                now: float) -> Preprocessed:
     if not isinstance(messages, list) or not messages:
-        return Preprocessed(messages, "passthrough", "passthrough")
+        return Preprocessed(messages, TurnMode.PASSTHROUGH, TurnMode.PASSTHROUGH)
     keys = prefix_keys(messages)
     new_turn = len(messages) - 1 if is_user(messages[-1]) else None
     store = _snapshot(store, messages, keys, now)
@@ -38,8 +40,8 @@ def preprocess(messages: Any, context: SkillContext, store: TurnStore, config: P
 
     replay = _replay(messages, keys, store, now, lambda *args: decide(*args).record)
     if new_turn is None:
-        return Preprocessed(index.on_forwarded([*replay.forwarded, messages[-1]]), "passthrough", "passthrough",
-                            events=tuple(replay.events), records=tuple(replay.records),
+        return Preprocessed(index.on_forwarded([*replay.forwarded, messages[-1]]), TurnMode.PASSTHROUGH,
+                            TurnMode.PASSTHROUGH, events=tuple(replay.events), records=tuple(replay.records),
                             anchor=_tool_anchor(messages, keys))
     outcome = _replayed_turn(store.get(keys[new_turn], now), config) or decide(
         messages[new_turn], replay.last_full, not any(is_user(m) for m in messages[:new_turn]))
@@ -147,7 +149,7 @@ def _tool_anchor(messages: list[Any], keys: list[str]) -> tuple[str, TurnRecord]
     """Where the proxy's tool rounds after client tool results are kept."""
     if not _ends_tool_results(messages, len(messages) - 1):
         return None
-    return keys[-1], TurnRecord(messages[-1], "passthrough")
+    return keys[-1], TurnRecord(messages[-1], TurnMode.PASSTHROUGH)
 
 
 def _replayed_turn(previous: TurnRecord | None, config: PreprocessConfig) -> TurnOutcome | None:
@@ -155,34 +157,35 @@ def _replayed_turn(previous: TurnRecord | None, config: PreprocessConfig) -> Tur
 
     Not when the tool mode changed since (an upstream that refused tools): the blocks must say so.
     """
-    if previous is None or previous.mode == "fallback" or previous.tool_mode != config.tool_mode:
+    if previous is None or previous.mode == TurnMode.FALLBACK or previous.tool_mode != config.tool_mode:
         return None
     event = {"event": "turn_replayed", "mode": previous.mode, "reason": "identical request seen before"}
     return TurnOutcome(previous.forwarded, previous, _header_for(previous), events=(event,))
 
 
 def _newer_full(last_full: LastFullInjection | None, record: TurnRecord) -> LastFullInjection | None:
-    if record.mode == "routed" and record.full_injection_at is not None:
+    if record.mode == TurnMode.ROUTED and record.full_injection_at is not None:
         return LastFullInjection(record.fingerprint, record.full_injection_at)
     return last_full
 
 
 def _header_for(record: TurnRecord) -> str:
-    return {"routed": "replayed", "explicit": "explicit:replayed"}.get(record.mode, record.mode)
+    return {TurnMode.ROUTED: "replayed", TurnMode.EXPLICIT: "explicit:replayed"}.get(record.mode, record.mode)
 
 
-def _mode(record_mode: str) -> str:
-    return record_mode if record_mode in ("explicit", "routed", "reminder", "none", "passthrough") else "passthrough"
+def _mode(record_mode: str) -> TurnMode:
+    kept = (TurnMode.EXPLICIT, TurnMode.ROUTED, TurnMode.REMINDER, TurnMode.NONE, TurnMode.PASSTHROUGH)
+    return TurnMode(record_mode) if record_mode in kept else TurnMode.PASSTHROUGH
 
 
 def fallback(messages: Any, store: TurnStore | None, now: float, reason: str = "",
-             tool_mode: str = "server") -> Preprocessed:
+             tool_mode: str = ToolMode.SERVER) -> Preprocessed:
     """The fallback reminder on the newest user turn; earlier turns replayed from the store where known.
 
     Never raises: if even the replay fails, only the reminder is added.
     """
     if not isinstance(messages, list) or not messages:
-        return Preprocessed(messages, "fallback", "fallback", events=(_fallback_event(reason),))
+        return Preprocessed(messages, TurnMode.FALLBACK, TurnMode.FALLBACK, events=(_fallback_event(reason),))
     try:
         keys: list[str] | None = prefix_keys(messages)
         known = _snapshot(store, messages, keys, now)
@@ -191,13 +194,13 @@ def fallback(messages: Any, store: TurnStore | None, now: float, reason: str = "
         forwarded, keys = list(messages[:-1]), None
     if not is_user(messages[-1]):
         anchor = _tool_anchor(messages, keys) if keys else None
-        return Preprocessed([*forwarded, messages[-1]], "fallback", "fallback", events=(_fallback_event(reason),),
-                            anchor=anchor)
+        return Preprocessed([*forwarded, messages[-1]], TurnMode.FALLBACK, TurnMode.FALLBACK,
+                            events=(_fallback_event(reason),), anchor=anchor)
     text = reminder(REASON_FALLBACK, tool_mode)
     last = prepend_block(messages[-1], text)
-    record = TurnRecord(last, "fallback")
+    record = TurnRecord(last, TurnMode.FALLBACK)
     records = ((keys[-1], record),) if keys else ()
-    return Preprocessed([*forwarded, last], "fallback", "fallback", injected_chars=len(text),
+    return Preprocessed([*forwarded, last], TurnMode.FALLBACK, TurnMode.FALLBACK, injected_chars=len(text),
                         events=(_fallback_event(reason),), turn_key=keys[-1] if keys else None, records=records,
                         anchor=records[0] if records else None)
 
