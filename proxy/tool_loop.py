@@ -29,12 +29,12 @@ from typing import Any, TypeVar
 import structlog
 from fastapi.responses import JSONResponse, Response
 
-from proxy.core import json_codec
+from proxy.core.sse import DONE_FRAME
 from proxy.core.tools.stream_round import StreamRound, closing_chunks, continuing_chunks, iter_events
 from proxy.core.tools.calls import add_usage, calls_in_message, function_name, split_calls
 from proxy.core.tools.rounds import ToolRounds
-from proxy.errors import (ProxyError, UpstreamError, empty_stream_error, invalid_answer_error, normalise_error,
-                          sse_error_frame)
+from proxy.errors import (ErrorCode, ProxyError, UpstreamError, completion_object, empty_stream_error,
+                          normalise_error, sse_error_frame)
 from proxy.relay.streaming import EventBuffer
 from proxy.upstream.client import UpstreamResponse
 
@@ -58,10 +58,10 @@ class ToolLoop:
         response_id, usage = None, None
         try:
             while True:
-                raw = await guard(_read(answer))
+                raw = await answer.read_and_close(guard)
                 if answer.status >= 400:
                     return JSONResponse(normalise_error(answer.status, raw, self.upstream_url), answer.status)
-                data = _completion(answer, raw)
+                data = completion_object(answer.url, answer.status, answer.content_type, raw)
                 response_id, usage = response_id or data.get("id"), add_usage(usage, data.get("usage"))
                 if not self._continue_after(data):
                     return _final_response(answer, raw, data, response_id, usage, self.rounds)
@@ -102,7 +102,7 @@ class ToolLoop:
                 if not outcome.events:
                     raise empty_stream_error(answer.url)
                 if outcome.saw_error:
-                    yield b"data: [DONE]\n\n"
+                    yield DONE_FRAME
                     return
                 mine, theirs = split_calls(outcome.calls, self.rounds.ours)
                 if not mine or theirs:
@@ -143,31 +143,14 @@ async def _round_events(answer: UpstreamResponse, round_: StreamRound) -> AsyncI
 async def _check_round(answer: UpstreamResponse, upstream_url: str) -> None:
     """A later round must stream too; an error answer becomes a framed error."""
     if answer.status >= 400:
-        raw = await _read(answer)
+        raw = await answer.read_and_close()
         body = normalise_error(answer.status, raw, upstream_url)["error"]
         raise UpstreamError(f"upstream answered HTTP {answer.status} to a skill tool round: {body['message']}",
-                            code=str(body.get("code") or "upstream_error"))
+                            code=str(body.get("code") or ErrorCode.UPSTREAM_ERROR))
     if not answer.is_event_stream:
         await answer.aclose()
         raise UpstreamError(f"upstream answered a skill tool round with {answer.content_type or 'no content type'}, "
-                            "not an event stream", code="upstream_bad_stream")
-
-
-async def _read(answer: UpstreamResponse) -> bytes:
-    try:
-        return await answer.read()
-    finally:
-        await answer.aclose()
-
-
-def _completion(answer: UpstreamResponse, raw: bytes) -> dict[str, Any]:
-    try:
-        data = json_codec.loads(raw)
-    except ValueError:
-        data = None
-    if not isinstance(data, dict):
-        raise invalid_answer_error(answer.url, answer.status, answer.content_type, raw)
-    return data
+                            "not an event stream", code=ErrorCode.UPSTREAM_BAD_STREAM)
 
 
 def _first_message(data: dict[str, Any]) -> dict[str, Any]:
@@ -193,7 +176,7 @@ def _final_response(answer: UpstreamResponse, raw: bytes, data: dict[str, Any], 
 def _rounds_exceeded(rounds: ToolRounds) -> UpstreamError:
     return UpstreamError(f"the model kept calling skill tools after {rounds.rounds} rounds "
                          f"({rounds.calls} calls) and was stopped; raise `max_tool_rounds` if it needs more, "
-                         "or ask again more specifically", code="tool_rounds_exceeded")
+                         "or ask again more specifically", code=ErrorCode.TOOL_ROUNDS_EXCEEDED)
 
 
 def _log_events(events: list[dict[str, Any]]) -> None:
