@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
 from proxy.cli.common import UsageError, add_catalog_arguments, run_reporting_usage_errors, settings_from_args
+from proxy.core import json_codec
 from proxy.core.catalog.catalog import load_catalog
 from proxy.core.turns.messages import SEPARATOR, message_text
 from proxy.core.turns.modes import TurnMode
@@ -36,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
         outcome = decide_turn({"role": "user", "content": text}, context, config, None, 0.0)
         report = decision_report(outcome, args.show_injection)
         if args.json or args.jsonl:
-            print(json.dumps(report, ensure_ascii=False))
+            print(json_codec.dumps(report).decode("utf-8"))
         else:
             print(render(report))
     return 0
@@ -59,7 +59,7 @@ def _read_lines(path: str) -> list[str]:
 
 def _case_text(line: str, number: int) -> str:
     try:
-        case = json.loads(line)
+        case = json_codec.loads(line)
         return str(case["text"])
     except (ValueError, KeyError, TypeError):
         raise UsageError(f'line {number}: expected a JSON object with a "text" key') from None

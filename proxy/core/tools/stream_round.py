@@ -23,7 +23,6 @@ What must not: know about HTTP, run tools, or decide whether to go on.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
