@@ -23,6 +23,7 @@ from fastapi import Request
 from starlette.requests import ClientDisconnect
 
 from proxy.core import json_codec
+from proxy.core.turns.modes import SkillsMode
 from proxy.core.turns.request_options import BadSkillsHeader, RequestOptions, options_from_headers
 from proxy.errors import BadRequest, BodyTooLarge, ClientDisconnected, ErrorCode
 
@@ -52,7 +53,7 @@ _MESSAGE = {
 }
 _SKILLS_HEADERS = [
     {"name": "X-Skills-Mode", "in": "header", "required": False,
-     "schema": {"type": "string", "enum": ["auto", "explicit", "off"]}},
+     "schema": {"type": "string", "enum": [mode.value for mode in SkillsMode]}},
     {"name": "X-Skills-Allow", "in": "header", "required": False, "schema": {"type": "string"}},
     {"name": "X-Skills-Deny", "in": "header", "required": False, "schema": {"type": "string"}},
 ]

@@ -35,22 +35,30 @@ def escape(text: str) -> str:
 
 # How each tool mode lets the model read skills: server (the proxy's tools),
 # client (the client's own file tools), inline (no tools; bodies in the prompt).
-_READ = {
+_READ: dict[str, str] = {
     ToolMode.SERVER: "call read_skill_file with the skill's name",
     ToolMode.CLIENT: "open its SKILL.md at the <location> given, with your own file tools",
-    ToolMode.INLINE: "follow its <expanded_skill_instructions> below; a skill shown without them cannot be read here, "
-              "so go by its description",
+    ToolMode.INLINE: "follow its <expanded_skill_instructions> below; a skill shown without them cannot be read "
+                     "here, so go by its description",
 }
-_READ_SUPPORTING = {ToolMode.SERVER: " (list_skill_files, then read_skill_file with its relative path).",
-                    ToolMode.CLIENT: ".", ToolMode.INLINE: "."}
-_SEARCH = {ToolMode.SERVER: " or search with list_skills", ToolMode.CLIENT: "", ToolMode.INLINE: ""}
-_FILES_HINT = {ToolMode.SERVER: "with list_skill_files, then read_skill_file with a relative path",
-               ToolMode.CLIENT: "with your file tools, relative to the skill's folder"}
-_REMINDER_SEARCH = {ToolMode.SERVER: "search with list_skills",
-                    ToolMode.CLIENT: "look through the skills folder with your file tools",
-                    ToolMode.INLINE: "ask the user to name one"}
-_REMINDER_REREAD = {ToolMode.SERVER: "call read_skill_file", ToolMode.CLIENT: "re-read a skill",
-                    ToolMode.INLINE: "look back at their instructions"}
+_READ_SUPPORTING: dict[str, str] = {
+    ToolMode.SERVER: " (list_skill_files, then read_skill_file with its relative path).",
+    ToolMode.CLIENT: ".", ToolMode.INLINE: ".",
+}
+_SEARCH: dict[str, str] = {ToolMode.SERVER: " or search with list_skills", ToolMode.CLIENT: "", ToolMode.INLINE: ""}
+_FILES_HINT: dict[str, str] = {
+    ToolMode.SERVER: "with list_skill_files, then read_skill_file with a relative path",
+    ToolMode.CLIENT: "with your file tools, relative to the skill's folder",
+}
+_REMINDER_SEARCH: dict[str, str] = {
+    ToolMode.SERVER: "search with list_skills",
+    ToolMode.CLIENT: "look through the skills folder with your file tools",
+    ToolMode.INLINE: "ask the user to name one",
+}
+_REMINDER_REREAD: dict[str, str] = {
+    ToolMode.SERVER: "call read_skill_file", ToolMode.CLIENT: "re-read a skill",
+    ToolMode.INLINE: "look back at their instructions",
+}
 
 
 def _how_to_read(tool_mode: str) -> str:

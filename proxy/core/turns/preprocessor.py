@@ -170,7 +170,8 @@ def _newer_full(last_full: LastFullInjection | None, record: TurnRecord) -> Last
 
 
 def _header_for(record: TurnRecord) -> str:
-    return {TurnMode.ROUTED: "replayed", TurnMode.EXPLICIT: "explicit:replayed"}.get(record.mode, record.mode)
+    replayed: dict[str, str] = {TurnMode.ROUTED: "replayed", TurnMode.EXPLICIT: "explicit:replayed"}
+    return replayed.get(record.mode, record.mode)
 
 
 def _mode(record_mode: str) -> TurnMode:

@@ -27,12 +27,12 @@ from proxy.core.turns.turn_decision import PreprocessConfig, SkillContext, TurnO
 SHORT_DESCRIPTION_CHARS = 120
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s")
 
-_HOW = {
+_HOW: dict[str, str] = {
     ToolMode.SERVER: "To use one, call read_skill_file with its name; list_skills searches them.",
     ToolMode.CLIENT: "To use one, open its SKILL.md with your file tools.",
     ToolMode.INLINE: "A message with $skill-name activates one.",
 }
-_REST = {
+_REST: dict[str, str] = {
     ToolMode.SERVER: "call list_skills to search them",
     ToolMode.CLIENT: "look in the skills folders",
     ToolMode.INLINE: "ask the user to name one with $skill-name",
