@@ -16,6 +16,7 @@ these kinds happens in `proxy.upstream.client` only.
 from __future__ import annotations
 
 import html
+import json
 import re
 from enum import StrEnum
 from typing import Any
@@ -160,7 +161,8 @@ def error_body(message: str, type_: str, code: Any) -> dict[str, Any]:
 
 
 def error_bytes(error: ProxyError) -> bytes:
-    return json_codec.dumps(error.body())
+    """The error as JSON in the standard library's spelling (`"code": "..."`), which clients of the stream see."""
+    return json.dumps(error.body(), ensure_ascii=False).encode("utf-8")
 
 
 def sse_error_frame(error: ProxyError) -> bytes:
@@ -230,7 +232,7 @@ def _message_and_code(data: Any, raw: bytes) -> tuple[str, Any]:
         for key in ("message", "detail", "error_message"):
             if data.get(key):
                 value = data[key]
-                return value if isinstance(value, str) else json_codec.dumps(value).decode("utf-8"), data.get("code")
+                return value if isinstance(value, str) else json.dumps(value), data.get("code")
     return readable_text(raw), None
 
 

@@ -33,11 +33,12 @@ def test_an_error_body_is_the_same_text_with_the_enum_as_with_its_string():
         plain = {"error": {**error.body()["error"], "code": str(error.code)}}
         assert type(plain["error"]["code"]) is str
         assert json.dumps(error.body()) == json.dumps(plain)
-        assert error_bytes(error) == json_codec.dumps(plain)
+        assert error_bytes(error) == json.dumps(plain, ensure_ascii=False).encode("utf-8")
+        assert json_codec.dumps(error.body()) == json_codec.dumps(plain)
     assert json.loads(error_bytes(UpstreamTimeout("slow")))["error"]["code"] == "upstream_timeout"
 
 
 def test_a_mid_stream_error_is_one_error_event_then_done():
     frame = sse_error_frame(BadRequest("bad"))
-    assert frame == b'data: {"error":{"message":"bad","type":"invalid_request_error","code":"invalid_request"}}\n\n' \
-                    b"data: [DONE]\n\n"
+    assert frame == (b'data: {"error": {"message": "bad", "type": "invalid_request_error", "code": "invalid_request"}}'
+                     b"\n\ndata: [DONE]\n\n")

@@ -11,6 +11,7 @@ What must not: talk httpx, render errors, or decide routes (the engine does).
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Callable
 from dataclasses import replace
@@ -142,7 +143,7 @@ def loggable_model(model: Any) -> Any:
     """The request's `model` for a log line: as sent, unless it is long or not text (then JSON, cut short)."""
     if model is None or (isinstance(model, str) and len(model) <= MAX_LOGGED_MODEL_CHARS):
         return model
-    text = model if isinstance(model, str) else json_codec.dumps(model).decode("utf-8")
+    text = model if isinstance(model, str) else json.dumps(model, ensure_ascii=False)
     return text if len(text) <= MAX_LOGGED_MODEL_CHARS else text[:MAX_LOGGED_MODEL_CHARS] + "…"
 
 
