@@ -33,7 +33,8 @@ from starlette.exceptions import HTTPException
 
 from proxy.surfaces.chat_completions import ChatCompletions
 from proxy.core import json_codec
-from proxy.errors import NotFound, UpstreamError, error_body
+from proxy.errors import ErrorCode, NotFound, UpstreamError, error_body
+from proxy.http_methods import ALL_METHODS
 from proxy.relay.forwarding import Forwarder
 from proxy.inspect.history import RequestHistory
 from proxy.inspect.routes import PAGE_PATHS, InspectPage
@@ -48,8 +49,6 @@ from proxy.skills_api.routes import SkillsApi
 from proxy.skills_api.routes import register as register_skills_api
 from proxy.upstream.client import Upstream, UpstreamResponse
 from proxy.upstream.upstreams import Upstreams
-
-ALL_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
 
 
 def create_app(settings: Settings, engine: ChatPreprocessor, upstream: Upstream | None = None,
@@ -94,7 +93,7 @@ def create_app(settings: Settings, engine: ChatPreprocessor, upstream: Upstream 
 async def _framework_error(request: Request, exc: HTTPException) -> Response:
     """The framework's own errors (a method no route takes, such as TRACE) in the OpenAI shape."""
     allowed = f" (allowed: {exc.headers['Allow']})" if exc.headers and "Allow" in exc.headers else ""
-    code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "invalid_request")
+    code = {404: ErrorCode.NOT_FOUND, 405: ErrorCode.METHOD_NOT_ALLOWED}.get(exc.status_code, ErrorCode.INVALID_REQUEST)
     message = f"{exc.detail}: {request.method} {request.url.path}{allowed}"
     return JSONResponse(error_body(message, "invalid_request_error", code), exc.status_code, headers=exc.headers)
 

@@ -1,6 +1,7 @@
 """The proxy's one error hierarchy and how errors look on the wire.
 
-What lives here: `ProxyError` and its kinds, each with an HTTP status hint;
+What lives here: `ErrorCode`, every `code` the proxy itself puts in an error;
+`ProxyError` and its kinds, each with an HTTP status hint;
 rendering an error as OpenAI's `{"error": {"message", "type", "code"}}`; turning
 the error bodies of other servers (LM Studio's `{"error": "text"}`, vLLM's
 legacy `{"object": "error", ...}`, FastAPI's `{"detail": ...}`, plain text, and
@@ -17,7 +18,11 @@ from __future__ import annotations
 import html
 import json
 import re
+from enum import StrEnum
 from typing import Any
+
+from proxy.core import json_codec
+from proxy.core.sse import DONE_FRAME
 
 MAX_TEXT_CHARS = 2000
 MAX_PAGE_CHARS = 300
@@ -29,12 +34,49 @@ _HTML_TAG = re.compile(r"<[^>]*>")
 BASE_URL_HINT = "is `upstream` the model server's OpenAI API base URL (usually ending in /v1)?"
 
 
+class ErrorCode(StrEnum):
+    """The `code` of an error the proxy answers with itself, as clients and logs see it."""
+
+    INTERNAL_ERROR = "internal_error"
+    # the client's request
+    INVALID_REQUEST = "invalid_request"
+    INVALID_API_KEY = "invalid_api_key"
+    NOT_FOUND = "not_found"
+    METHOD_NOT_ALLOWED = "method_not_allowed"
+    PATH_REFUSED = "path_refused"
+    REQUEST_TOO_LARGE = "request_too_large"
+    INVALID_BODY = "invalid_body"
+    INVALID_JSON = "invalid_json"
+    JSON_TOO_DEEP = "json_too_deep"
+    NUMBER_OUT_OF_RANGE = "number_out_of_range"
+    INVALID_MESSAGES = "invalid_messages"
+    TOO_MANY_MESSAGES = "too_many_messages"
+    INVALID_SKILLS_HEADER = "invalid_skills_header"
+    MODEL_NOT_FOUND = "model_not_found"
+    SKILL_NOT_FOUND = "skill_not_found"
+    REQUEST_NOT_FOUND = "request_not_found"
+    INVALID_LIMIT = "invalid_limit"
+    # the upstream
+    UPSTREAM_ERROR = "upstream_error"
+    UPSTREAM_UNREACHABLE = "upstream_unreachable"
+    UPSTREAM_TIMEOUT = "upstream_timeout"
+    UPSTREAM_PROTOCOL_ERROR = "upstream_protocol_error"
+    UPSTREAM_CONNECTION_CLOSED = "upstream_connection_closed"
+    UPSTREAM_MISCONFIGURED = "upstream_misconfigured"
+    UPSTREAM_EMPTY_STREAM = "upstream_empty_stream"
+    UPSTREAM_BAD_STREAM = "upstream_bad_stream"
+    UPSTREAM_INVALID_RESPONSE = "upstream_invalid_response"
+    UPSTREAM_HTML_ERROR = "upstream_html_error"
+    # the skill tool loop
+    TOOL_ROUNDS_EXCEEDED = "tool_rounds_exceeded"
+
+
 class ProxyError(Exception):
     """An error the proxy answers with itself; `status` is the HTTP status hint."""
 
     status = 500
     type = "server_error"
-    code = "internal_error"
+    code: str = ErrorCode.INTERNAL_ERROR
 
     def __init__(self, message: str, *, code: str | None = None) -> None:
         super().__init__(message)
@@ -49,25 +91,25 @@ class ProxyError(Exception):
 class BadRequest(ProxyError):
     status = 400
     type = "invalid_request_error"
-    code = "invalid_request"
+    code = ErrorCode.INVALID_REQUEST
 
 
 class Unauthorized(ProxyError):
     status = 401
     type = "invalid_request_error"
-    code = "invalid_api_key"
+    code = ErrorCode.INVALID_API_KEY
 
 
 class NotFound(ProxyError):
     status = 404
     type = "invalid_request_error"
-    code = "not_found"
+    code = ErrorCode.NOT_FOUND
 
 
 class BodyTooLarge(ProxyError):
     status = 413
     type = "invalid_request_error"
-    code = "request_too_large"
+    code = ErrorCode.REQUEST_TOO_LARGE
 
 
 class UpstreamError(ProxyError):
@@ -75,12 +117,13 @@ class UpstreamError(ProxyError):
 
     status = 502
     type = "upstream_error"
-    code = "upstream_unreachable"
+    code = ErrorCode.UPSTREAM_UNREACHABLE
 
 
 def empty_stream_error(url: str) -> UpstreamError:
     return UpstreamError(f"upstream {url} ended the event stream without sending any event; its own log may say "
-                         "why (a prompt longer than its context is a common cause)", code="upstream_empty_stream")
+                         "why (a prompt longer than its context is a common cause)",
+                         code=ErrorCode.UPSTREAM_EMPTY_STREAM)
 
 
 def invalid_answer_error(url: str, status: int, content_type: str, raw: bytes) -> UpstreamError:
@@ -93,12 +136,20 @@ def invalid_answer_error(url: str, status: int, content_type: str, raw: bytes) -
         shown = f'an HTML page: "{html_summary(raw)}"' if is_html(raw) else repr(readable_text(raw)[:200])
         why = f"{shown if raw.strip() else 'an empty body'}; {BASE_URL_HINT}"
     return UpstreamError(f"upstream {url} answered HTTP {status} ({what}) instead of a chat completion, with {why}",
-                         code="upstream_invalid_response")
+                         code=ErrorCode.UPSTREAM_INVALID_RESPONSE)
+
+
+def completion_object(url: str, status: int, content_type: str, raw: bytes) -> dict[str, Any]:
+    """The chat completion in `raw`: a JSON object, or else the `invalid_answer_error` that says what came."""
+    data = _parse_json(raw)
+    if not isinstance(data, dict):
+        raise invalid_answer_error(url, status, content_type, raw)
+    return data
 
 
 class UpstreamTimeout(UpstreamError):
     status = 504
-    code = "upstream_timeout"
+    code = ErrorCode.UPSTREAM_TIMEOUT
 
 
 class ClientDisconnected(Exception):
@@ -110,12 +161,13 @@ def error_body(message: str, type_: str, code: Any) -> dict[str, Any]:
 
 
 def error_bytes(error: ProxyError) -> bytes:
+    """The error as JSON in the standard library's spelling (`"code": "..."`), which clients of the stream see."""
     return json.dumps(error.body(), ensure_ascii=False).encode("utf-8")
 
 
 def sse_error_frame(error: ProxyError) -> bytes:
     """A mid-stream error as SSE: one `data: {"error": ...}` event, then `data: [DONE]`."""
-    return b"data: " + error_bytes(error) + b"\n\ndata: [DONE]\n\n"
+    return b"data: " + error_bytes(error) + b"\n\n" + DONE_FRAME
 
 
 def is_openai_error(data: Any) -> bool:
@@ -127,7 +179,7 @@ def normalise_error(status: int, raw: bytes, upstream: str) -> dict[str, Any]:
     data = _parse_json(raw)
     type_ = "invalid_request_error" if status < 500 else "upstream_error"
     if data is None and is_html(raw):
-        return error_body(_html_error_message(status, raw, upstream), type_, "upstream_html_error")
+        return error_body(_html_error_message(status, raw, upstream), type_, ErrorCode.UPSTREAM_HTML_ERROR)
     if is_openai_error(data):
         error = dict(data["error"])
         error.setdefault("type", type_)
@@ -192,6 +244,6 @@ def _type_of(data: Any) -> str | None:
 
 def _parse_json(raw: bytes) -> Any:
     try:
-        return json.loads(raw)
+        return json_codec.loads(raw)
     except ValueError:
         return None

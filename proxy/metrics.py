@@ -33,10 +33,11 @@ from prometheus_client.core import GaugeMetricFamily, Metric
 from proxy.engine.live_catalog import LiveCatalog
 from proxy.core.catalog.catalog import Catalog
 from proxy.core.catalog.diff import catalog_changes
+from proxy.core.turns.modes import TurnMode
 from proxy.request_record import RequestRecord
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
-MODES = frozenset({"explicit", "routed", "reminder", "none", "fallback", "passthrough"})
+MODES = frozenset(TurnMode)
 ENDPOINTS = (("/v1/chat/completions", "chat_completions"), ("/v1/skills", "skills"), ("/v1/", "forwarded"),
              ("/healthz", "health"), ("/readyz", "health"), ("/metrics", "metrics"))
 PREPROCESS_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)

@@ -27,7 +27,7 @@ from typing import Any, TypeVar
 
 import structlog
 
-from proxy.errors import BadRequest, ClientDisconnected, ProxyError, Unauthorized, error_bytes
+from proxy.errors import BadRequest, ClientDisconnected, ErrorCode, ProxyError, Unauthorized, error_bytes
 from proxy.request_record import RequestRecord, request_record
 
 log = structlog.get_logger("proxy.request")
@@ -171,10 +171,10 @@ def _check_path(path: str) -> None:
     (by either separator: it could climb out of a prefix, such as the upstream's /v1)."""
     if CONTROL_CHARACTER.search(path):
         raise BadRequest("the path holds a control character (such as %00 or %0A), which no endpoint "
-                         "accepts", code="path_refused")
+                         "accepts", code=ErrorCode.PATH_REFUSED)
     if ".." in re.split(r"[/\\]", path):
         raise BadRequest("the path has a '..' segment; send the path without dot segments "
-                         "(such as /v1/models)", code="path_refused")
+                         "(such as /v1/models)", code=ErrorCode.PATH_REFUSED)
 
 
 def _with_answer_headers(send: Send, request_id: str, record: RequestRecord) -> Send:

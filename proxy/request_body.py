@@ -19,13 +19,13 @@ import sys
 from collections.abc import AsyncIterator
 from typing import Any
 
-import orjson
 from fastapi import Request
 from starlette.requests import ClientDisconnect
 
 from proxy.core import json_codec
+from proxy.core.turns.modes import SkillsMode
 from proxy.core.turns.request_options import BadSkillsHeader, RequestOptions, options_from_headers
-from proxy.errors import BadRequest, BodyTooLarge, ClientDisconnected
+from proxy.errors import BadRequest, BodyTooLarge, ClientDisconnected, ErrorCode
 
 # Deeper JSON is refused: far more than any chat request needs (a tool's JSON
 # schema ten objects deep is about 25 levels), and well inside what the
@@ -53,7 +53,7 @@ _MESSAGE = {
 }
 _SKILLS_HEADERS = [
     {"name": "X-Skills-Mode", "in": "header", "required": False,
-     "schema": {"type": "string", "enum": ["auto", "explicit", "off"]}},
+     "schema": {"type": "string", "enum": [mode.value for mode in SkillsMode]}},
     {"name": "X-Skills-Allow", "in": "header", "required": False, "schema": {"type": "string"}},
     {"name": "X-Skills-Deny", "in": "header", "required": False, "schema": {"type": "string"}},
 ]
@@ -111,37 +111,23 @@ def parse_chat_body(raw: bytes, max_messages: int | None = None) -> dict[str, An
     """The chat request in `raw`; a 400 or 413 that names the problem when the proxy cannot act on it."""
     body = _load_json(raw)
     if not isinstance(body, dict):
-        raise BadRequest(f"request body must be a JSON object, not {_json_type(body)}", code="invalid_body")
+        raise BadRequest(f"request body must be a JSON object, not {_json_type(body)}", code=ErrorCode.INVALID_BODY)
     messages = body.get("messages")
     if not isinstance(messages, list):
-        raise BadRequest("request body needs `messages`: a list of chat messages", code="invalid_messages")
+        raise BadRequest("request body needs `messages`: a list of chat messages", code=ErrorCode.INVALID_MESSAGES)
     if max_messages is not None and len(messages) > max_messages:
         raise BodyTooLarge(f"request has {len(messages)} messages, over the limit of {max_messages}; raise "
-                           "`max_messages` (SKILLPROXY_MAX_MESSAGES) to accept it", code="too_many_messages")
+                           "`max_messages` (SKILLPROXY_MAX_MESSAGES) to accept it", code=ErrorCode.TOO_MANY_MESSAGES)
     return body
 
 
 def _load_json(raw: bytes) -> Any:
-    data = _fast_load(raw)
-    if data is _UNREAD:
-        data = _careful_load(raw)
+    # What orjson refuses (the odd cases the careful reader names) or may read differently (long whole
+    # numbers) is judged by the careful reader.
+    data = json_codec.loads(raw, _careful_load)
     if _deeper_than(data, MAX_JSON_DEPTH):
         raise _too_deep()
     return data
-
-
-_UNREAD = object()
-
-
-def _fast_load(raw: bytes) -> Any:
-    """orjson's reading, when it is sure to equal the careful one; `_UNREAD` when the careful one must judge
-    (orjson refuses the odd cases the careful reader names, and reads long whole numbers as floats)."""
-    if json_codec.has_long_digits(raw):
-        return _UNREAD
-    try:
-        return orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        return _UNREAD
 
 
 def _careful_load(raw: bytes) -> Any:
@@ -150,9 +136,9 @@ def _careful_load(raw: bytes) -> Any:
     except RecursionError:
         raise _too_deep() from None
     except _OutOfRange as exc:
-        raise BadRequest(f"request body holds {exc}", code="number_out_of_range") from None
+        raise BadRequest(f"request body holds {exc}", code=ErrorCode.NUMBER_OUT_OF_RANGE) from None
     except ValueError as exc:
-        raise BadRequest(f"request body is not valid JSON: {exc}", code="invalid_json") from None
+        raise BadRequest(f"request body is not valid JSON: {exc}", code=ErrorCode.INVALID_JSON) from None
 
 
 class _OutOfRange(ValueError):
@@ -180,7 +166,7 @@ def _not_json(name: str) -> Any:
 
 def _too_deep() -> BadRequest:
     return BadRequest(f"request body nests arrays and objects deeper than {MAX_JSON_DEPTH} levels, "
-                      "more than skillproxy forwards", code="json_too_deep")
+                      "more than skillproxy forwards", code=ErrorCode.JSON_TOO_DEEP)
 
 
 def _deeper_than(data: Any, limit: int) -> bool:
@@ -206,4 +192,4 @@ def skills_options(request: Request) -> RequestOptions:
     try:
         return options_from_headers({k.lower(): v for k, v in request.headers.items()})
     except BadSkillsHeader as exc:
-        raise BadRequest(str(exc), code="invalid_skills_header") from None
+        raise BadRequest(str(exc), code=ErrorCode.INVALID_SKILLS_HEADER) from None

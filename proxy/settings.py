@@ -17,6 +17,8 @@ from typing import Any
 
 import yaml
 
+from proxy.core.tools.tool_mode import ToolMode
+from proxy.core.turns.modes import SkillsIndexMode
 from proxy.upstream.config import UpstreamConfig, parse_upstreams
 
 ENV_PREFIX = "SKILLPROXY_"
@@ -28,8 +30,8 @@ DEFAULT_ROOTS = (
     "~/.codex/skills",
     "~/.agents/skills",
 )
-TOOL_MODES = ("server", "inline", "client")
-SKILLS_INDEX_MODES = ("off", "system", "user")
+TOOL_MODES = tuple(ToolMode)
+SKILLS_INDEX_MODES = tuple(SkillsIndexMode)
 LOG_FORMATS = ("json", "console")
 MAX_INSPECT_HISTORY = 10_000  # each kept request may hold up to 2 x 64,000 characters of message text
 
@@ -54,10 +56,10 @@ class Settings:
     state: str = field(default="memory", repr=False)  # a redis:// URL may hold a password
     state_max_entries: int = 10_000
     state_ttl: float = 86_400.0
-    tool_mode: str = "server"
+    tool_mode: str = ToolMode.SERVER
     max_tool_rounds: int = 6
     slash_activation: bool = True
-    skills_index: str = "off"
+    skills_index: str = SkillsIndexMode.OFF
     skills_index_max_chars: int = 2600
     fork_keep_system: bool = False
     model_overrides: Mapping[str, Any] = field(default_factory=dict)
@@ -194,7 +196,7 @@ def _coerce(key: str, value: Any) -> Any:
         "int": _to_int,
         "float": _to_float,
         "tuple": _to_tuple,
-        "mapping": _to_mapping,
+        "mapping": names_as_map,
         "str": _to_str,
         "optional_str": _to_str,
     }
@@ -235,7 +237,8 @@ def _to_tuple(value: Any) -> tuple[Any, ...]:
     return tuple(value)
 
 
-def _to_mapping(value: Any) -> Mapping[str, Any]:
+def names_as_map(value: Any) -> Mapping[str, Any]:
+    """A mapping setting as given; a list maps each name to itself (`model_overrides: [a, b]` allows a and b)."""
     if isinstance(value, (list, tuple)):
         return {str(item): str(item) for item in value}
     if not isinstance(value, Mapping):

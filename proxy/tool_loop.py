@@ -35,7 +35,7 @@ from fastapi.responses import JSONResponse, Response
 
 from proxy.core.tools.calls import ToolCall, add_usage, split_calls
 from proxy.core.tools.rounds import ToolRounds
-from proxy.errors import ProxyError, UpstreamError, empty_stream_error, normalise_error
+from proxy.errors import ErrorCode, ProxyError, UpstreamError, empty_stream_error, normalise_error
 from proxy.upstream.client import UpstreamResponse
 
 log = structlog.get_logger("proxy.tool_loop")
@@ -124,7 +124,7 @@ class ToolLoop:
         response_id, usage = None, None
         try:
             while True:
-                raw = await guard(_read(answer))
+                raw = await answer.read_and_close(guard)
                 if answer.status >= 400:
                     return JSONResponse(normalise_error(answer.status, raw, self.upstream_url), answer.status)
                 completion = self.wire.read_completion(answer, raw)
@@ -194,27 +194,20 @@ class ToolLoop:
 async def _check_round(answer: UpstreamResponse, upstream_url: str) -> None:
     """A later round must stream too; an error answer becomes a framed error."""
     if answer.status >= 400:
-        raw = await _read(answer)
+        raw = await answer.read_and_close()
         body = normalise_error(answer.status, raw, upstream_url)["error"]
         raise UpstreamError(f"upstream answered HTTP {answer.status} to a skill tool round: {body['message']}",
-                            code=str(body.get("code") or "upstream_error"))
+                            code=str(body.get("code") or ErrorCode.UPSTREAM_ERROR))
     if not answer.is_event_stream:
         await answer.aclose()
         raise UpstreamError(f"upstream answered a skill tool round with {answer.content_type or 'no content type'}, "
-                            "not an event stream", code="upstream_bad_stream")
-
-
-async def _read(answer: UpstreamResponse) -> bytes:
-    try:
-        return await answer.read()
-    finally:
-        await answer.aclose()
+                            "not an event stream", code=ErrorCode.UPSTREAM_BAD_STREAM)
 
 
 def _rounds_exceeded(rounds: ToolRounds) -> UpstreamError:
     return UpstreamError(f"the model kept calling skill tools after {rounds.rounds} rounds "
                          f"({rounds.calls} calls) and was stopped; raise `max_tool_rounds` if it needs more, "
-                         "or ask again more specifically", code="tool_rounds_exceeded")
+                         "or ask again more specifically", code=ErrorCode.TOOL_ROUNDS_EXCEEDED)
 
 
 def _log_events(events: list[dict[str, Any]]) -> None:

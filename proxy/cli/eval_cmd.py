@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
 from proxy.cli.common import UsageError, add_catalog_arguments, catalog_from_args, run_reporting_usage_errors
+from proxy.core import json_codec
 from proxy.core.routing.evaluation import evaluate
 from proxy.core.routing.router import SkillRouter
 
@@ -25,7 +25,7 @@ def run(args: argparse.Namespace) -> int:
     catalog = catalog_from_args(args)
     router = SkillRouter(catalog.skills)
     report = evaluate(cases, router.route)
-    print(json.dumps(report, ensure_ascii=False) if args.json else render(report, args.misses))
+    print(json_codec.dumps(report).decode("utf-8") if args.json else render(report, args.misses))
     return 0
 
 
@@ -39,7 +39,7 @@ def load_cases(path: str) -> list[dict[str, Any]]:
         if not line.strip():
             continue
         try:
-            case = json.loads(line)
+            case = json_codec.loads(line)
             case["text"], case["expected"] = str(case["text"]), list(case.get("expected") or [])
         except (ValueError, KeyError, TypeError):
             raise UsageError(f'{path}:{number}: expected {{"text": ..., "expected": [...]}}') from None

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
 from proxy.cli.common import UsageError, add_catalog_arguments, run_reporting_usage_errors, settings_from_args
+from proxy.core import json_codec
 from proxy.core.catalog.catalog import load_catalog
+from proxy.core.turns.modes import TurnMode
 from proxy.core.turns.turn_text import SEPARATOR
 from proxy.core.routing.router import RouteCandidate, SkillRouter
 from proxy.core.turns.turn_decision import SkillContext, TurnOutcome, decide_turn
@@ -37,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
                               CHAT_MESSAGES)
         report = decision_report(outcome, args.show_injection)
         if args.json or args.jsonl:
-            print(json.dumps(report, ensure_ascii=False))
+            print(json_codec.dumps(report).decode("utf-8"))
         else:
             print(render(report))
     return 0
@@ -60,7 +61,7 @@ def _read_lines(path: str) -> list[str]:
 
 def _case_text(line: str, number: int) -> str:
     try:
-        case = json.loads(line)
+        case = json_codec.loads(line)
         return str(case["text"])
     except (ValueError, KeyError, TypeError):
         raise UsageError(f'line {number}: expected a JSON object with a "text" key') from None
@@ -69,7 +70,7 @@ def _case_text(line: str, number: int) -> str:
 def decision_report(outcome: TurnOutcome, show_injection: bool) -> dict[str, Any]:
     decision = outcome.decision
     report: dict[str, Any] = {
-        "mode": {"none": "none", "passthrough": "none"}.get(outcome.record.mode, outcome.record.mode),
+        "mode": TurnMode.NONE if outcome.record.mode == TurnMode.PASSTHROUGH else outcome.record.mode,
         "route_header": outcome.route_header,
         "selected": [_candidate(c) for c in decision.selected] if decision else
         [{"name": name, "score": None, "confidence": "explicit", "reasons": ["explicit:activation"]} for name in outcome.selected],
@@ -88,7 +89,7 @@ def _candidate(candidate: RouteCandidate) -> dict[str, Any]:
 
 
 def _injected_text(outcome: TurnOutcome) -> str:
-    if outcome.record.mode == "explicit":
+    if outcome.record.mode == TurnMode.EXPLICIT:
         return outcome.forwarded.text
     return outcome.injection + SEPARATOR if outcome.injection else ""
 

@@ -11,6 +11,7 @@ import os
 import sys
 from typing import IO, Any
 
+from proxy.core.tools.tool_mode import ToolMode
 from proxy.settings import LOG_FORMATS, TOOL_MODES, Settings, SettingsError, load_settings
 
 
@@ -80,7 +81,7 @@ def print_banner(settings: Settings, summary: dict[str, Any], out: IO[str], work
         "  roots:    " + (", ".join(str(r) for r in roots) or "(none)"),
         *upstream_lines(settings),
         f"  tools:    {settings.tool_mode} mode" + (" (the proxy runs list_skills, read_skill_file, list_skill_files)"
-                                                    if settings.tool_mode == "server" else ""),
+                                                    if settings.tool_mode == ToolMode.SERVER else ""),
         f"  state:    {state_line(summary, workers)}",
         f"  base URL: {client_base_url(settings)}   <- give this to your client (OPENAI_BASE_URL)",
         f"  metrics:  {client_base_url(settings).removesuffix('/v1')}/metrics (Prometheus)",

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -28,24 +29,28 @@ def has_long_digits(data: bytes) -> bool:
     return _LONG_DIGITS.search(data) is not None
 
 
-def loads(raw: bytes | str) -> Any:
-    """The value in `raw`; raises ValueError (json.JSONDecodeError) as `json.loads` does."""
+def loads(raw: bytes | str, fallback: Callable[[Any], Any] = json.loads) -> Any:
+    """The value in `raw`. What orjson may read differently (a long whole number) or refuses goes to
+    `fallback`, the standard library's reader unless a caller needs a stricter one; it raises ValueError
+    (json.JSONDecodeError) as `json.loads` does."""
     data = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw
     if not has_long_digits(data):
         try:
             return orjson.loads(data)
         except orjson.JSONDecodeError:
-            pass  # the standard library's verdict, and its error message
-    return json.loads(raw)
+            pass  # the fallback's verdict, and its error message
+    return fallback(raw)
 
 
-def dumps(value: Any) -> bytes:
-    """`value` as compact UTF-8 JSON; a lone surrogate (half an emoji sent as an escape) goes out escaped."""
+def dumps(value: Any, default: Callable[[Any], Any] | None = None) -> bytes:
+    """`value` as compact UTF-8 JSON; a lone surrogate (half an emoji sent as an escape) goes out escaped.
+
+    `default` turns what JSON has no type for into something it has (`str` for log lines)."""
     try:
-        return orjson.dumps(value)
+        return orjson.dumps(value, default=default)
     except (TypeError, orjson.JSONEncodeError):
-        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=default)
         try:
             return text.encode("utf-8")
         except UnicodeEncodeError:
-            return json.dumps(value, separators=(",", ":")).encode("ascii")
+            return json.dumps(value, separators=(",", ":"), default=default).encode("ascii")

@@ -23,6 +23,7 @@ from proxy.core.turns.records import MixedCall, TurnRecord
 from proxy.core.turns.preprocess_result import Preprocessed
 from proxy.core.turns.request_options import RequestOptions
 from proxy.core.tools.rounds import ToolRunner
+from proxy.logs.timing import ms_since
 from proxy.request_record import RequestRecord
 
 log = structlog.get_logger("proxy.preprocess")
@@ -81,7 +82,7 @@ async def run_preprocessor(engine: ChatPreprocessor, body: dict[str, Any], timeo
     work = asyncio.to_thread(engine.preprocess, body, options)
     try:
         result = await asyncio.wait_for(work, timeout)
-        record.preprocess_ms = _ms_since(started)
+        record.preprocess_ms = ms_since(started)
         return result
     except TimeoutError:
         record.fallback = "timeout"
@@ -90,7 +91,7 @@ async def run_preprocessor(engine: ChatPreprocessor, body: dict[str, Any], timeo
         record.fallback = "error"
         reason = f"routing error: {type(exc).__name__}: {exc}"
         log.warning("preprocess_error", error_type=type(exc).__name__, exc_info=exc)
-    elapsed_ms = record.preprocess_ms = _ms_since(started)
+    elapsed_ms = record.preprocess_ms = ms_since(started)
     log.warning("preprocess_fallback", reason=reason, elapsed_ms=elapsed_ms)
     return engine.fallback(body, reason, options)
 
@@ -100,7 +101,3 @@ def log_decision_events(result: Preprocessed) -> None:
     for event in result.events:
         fields = {k: v for k, v in event.items() if k != "event"}
         log.info(str(event.get("event", "preprocess_event")), **fields)
-
-
-def _ms_since(started: float) -> float:
-    return round((time.perf_counter() - started) * 1000, 1)

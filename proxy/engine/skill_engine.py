@@ -28,13 +28,14 @@ from proxy.core.catalog.diff import catalog_changes
 from proxy.core.turns.records import MixedCall, TurnRecord
 from proxy.core.turns.preprocess_result import Preprocessed
 from proxy.core.turns.preprocessor import fallback, preprocess
+from proxy.core.turns.modes import SkillsMode
 from proxy.core.turns.request_options import RequestOptions
 from proxy.core.routing.router import SkillRouter
 from proxy.core.catalog.skill import Skill
 from proxy.core.catalog.scope import SkillScope
 from proxy.core.tools.skill_tools import SkillTools
 from proxy.core.turns.turn_decision import PreprocessConfig, SkillContext
-from proxy.settings import Settings
+from proxy.settings import Settings, names_as_map
 from proxy.state.turn_store import TurnStore, turn_store
 from proxy.surfaces.chat_messages import read_messages
 
@@ -112,7 +113,7 @@ class SkillEngine:
 
     def _for_request(self, options: RequestOptions) -> tuple[PreprocessConfig, SkillContext]:
         config = replace(self.config, tool_mode=options.tool_mode or self.config.tool_mode,
-                         routing=options.skills_mode != "explicit")
+                         routing=options.skills_mode != SkillsMode.EXPLICIT)
         return config, self._context.narrowed(options.scope)
 
     def skill_tools(self, options: RequestOptions | None = None) -> SkillTools | None:
@@ -185,7 +186,5 @@ def preprocess_config(settings: Settings) -> PreprocessConfig:
 
 def allowed_models(overrides: Any) -> dict[str, str]:
     """`model_overrides` as a map: a list allows each name as itself."""
-    if isinstance(overrides, (list, tuple)):
-        return {str(name): str(name) for name in overrides}
-    return {str(k): str(v) for k, v in dict(overrides or {}).items()}
+    return {str(k): str(v) for k, v in names_as_map(overrides or {}).items()}
 

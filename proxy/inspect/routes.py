@@ -14,8 +14,6 @@ Files are read once when the app is built and served from memory.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping
 from importlib import resources
 from typing import Any
 
@@ -24,7 +22,9 @@ from fastapi.responses import RedirectResponse
 
 from proxy.inspect.catalog_view import catalog_view
 from proxy.inspect.request_view import detail, summary
-from proxy.errors import BadRequest, NotFound
+from proxy.errors import BadRequest, ErrorCode, NotFound
+from proxy.http_methods import ALL_METHODS
+from proxy.json_response import json_response
 from proxy.inspect.history import RequestHistory
 from proxy.engine.preprocess_runner import ChatPreprocessor
 
@@ -36,7 +36,6 @@ PAGE_PATHS = frozenset({PREFIX, f"{PREFIX}/", f"{PREFIX}/static/inspect.css", f"
 _PAGE_HEADERS = {"content-security-policy": "default-src 'self'; script-src 'self'; style-src 'self'; "
                  "img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
                  "x-content-type-options": "nosniff", "referrer-policy": "no-referrer", "cache-control": "no-cache"}
-_ANY_METHOD = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
 
 
 class InspectPage:
@@ -58,19 +57,19 @@ class InspectPage:
         return self._file(name)
 
     async def catalog(self) -> Response:
-        return _json(catalog_view(self.engine.skills()))
+        return json_response(catalog_view(self.engine.skills()))
 
     async def requests(self, request: Request) -> Response:
         limit = _limit(request.query_params.get("limit"), self.history.size)
-        return _json({"history": self._history_state(), "data": [summary(r) for r in self.history.recent(limit)]})
+        return json_response({"history": self._history_state(), "data": [summary(r) for r in self.history.recent(limit)]})
 
     async def request_detail(self, request_id: str) -> Response:
         kept = self.history.find(request_id)
         if kept is None:
             why = (f"it is not among the last {self.history.size} requests kept" if self.history.enabled
                    else "the request history is off (inspect_history: 0)")
-            raise NotFound(f"no request {request_id!r} in the inspect history: {why}", code="request_not_found")
-        return _json(detail(kept))
+            raise NotFound(f"no request {request_id!r} in the inspect history: {why}", code=ErrorCode.REQUEST_NOT_FOUND)
+        return json_response(detail(kept))
 
     async def unknown(self, request: Request, rest: str) -> Response:
         raise NotFound(f"no such inspect endpoint: {request.method} {request.url.path}; the page is "
@@ -87,13 +86,9 @@ def _limit(raw: str | None, size: int) -> int | None:
     if raw is None:
         return None
     if not raw.isdigit() or int(raw) < 1:
-        raise BadRequest(f"query parameter 'limit' must be a whole number from 1, got {raw!r}", code="invalid_limit")
+        raise BadRequest(f"query parameter 'limit' must be a whole number from 1, got {raw!r}",
+                         code=ErrorCode.INVALID_LIMIT)
     return min(int(raw), max(size, 1))
-
-
-def _json(payload: Mapping[str, Any]) -> Response:
-    """JSON with non-ASCII escaped, so a lone surrogate from a client's text cannot fail the encoding."""
-    return Response(json.dumps(payload, default=str), media_type="application/json")
 
 
 def register(app: Any, page: InspectPage) -> None:
@@ -104,4 +99,4 @@ def register(app: Any, page: InspectPage) -> None:
     app.add_api_route(f"{PREFIX}/api/requests", page.requests, methods=["GET"], include_in_schema=False)
     app.add_api_route(f"{PREFIX}/api/requests/{{request_id}}", page.request_detail, methods=["GET"],
                       include_in_schema=False)
-    app.add_api_route(f"{PREFIX}/{{rest:path}}", page.unknown, methods=_ANY_METHOD, include_in_schema=False)
+    app.add_api_route(f"{PREFIX}/{{rest:path}}", page.unknown, methods=ALL_METHODS, include_in_schema=False)

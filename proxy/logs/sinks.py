@@ -3,9 +3,8 @@
 What lives here: `LineSinks`, the one process-wide list of (renderer, stream)
 pairs; `SinkLogger`, the logger structlog hands every finished event to (each
 sink renders it in its own format and writes one line, flushed, under a lock);
-`json_line`, the JSON renderer (orjson, with the standard library as the
-fallback for what orjson refuses, such as lone surrogates or integers past 64
-bits); and `StdlibBridge`, the logging.Handler that feeds stdlib records
+`json_line`, the JSON renderer (the app's JSON codec, anything JSON has no
+type for written as its `str`); and `StdlibBridge`, the logging.Handler that feeds stdlib records
 (uvicorn's, httpx's) into the same pipeline.
 
 Loggers built earlier keep working after a reconfiguration: they hold the one
@@ -16,23 +15,20 @@ What must not: decide what is logged or redact anything (see proxy.logs.setup).
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 from collections.abc import Callable
 from typing import IO, Any
 
-import orjson
 import structlog
+
+from proxy.core import json_codec
 
 Renderer = Callable[[dict[str, Any]], str]
 
 
 def json_line(event: dict[str, Any]) -> str:
-    try:
-        return orjson.dumps(event, default=str, option=orjson.OPT_NON_STR_KEYS).decode("utf-8")
-    except (TypeError, orjson.JSONEncodeError):
-        return json.dumps(event, default=str, ensure_ascii=False)
+    return json_codec.dumps(event, default=str).decode("utf-8")
 
 
 def console_renderer(colors: bool) -> Renderer:

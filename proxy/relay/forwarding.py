@@ -22,8 +22,7 @@ from fastapi.responses import JSONResponse
 from starlette.background import BackgroundTask
 from starlette.requests import ClientDisconnect
 
-from proxy.core import json_codec
-from proxy.errors import ClientDisconnected, invalid_answer_error, normalise_error
+from proxy.errors import ClientDisconnected, completion_object, normalise_error
 from proxy.middleware import DisconnectWatch
 from proxy.relay.relay_response import RelayResponse
 from proxy.relay.streaming import relay, stream_headers
@@ -56,11 +55,11 @@ class Forwarder:
 
     async def respond(self, answer: UpstreamResponse, watch: DisconnectWatch) -> Response:
         if answer.status >= 400:
-            raw = await _read_whole(answer, watch)
+            raw = await answer.read_and_close(watch.guard)
             body = normalise_error(answer.status, raw, answer.base_url)
             return JSONResponse(body, status_code=answer.status)
         if _is_chat_completion(answer) and not answer.is_event_stream:
-            return _completion_response(answer, await _read_whole(answer, watch))
+            return _completion_response(answer, await answer.read_and_close(watch.guard))
         return streaming_response(answer, relay(answer), BackgroundTask(answer.aclose))
 
 
@@ -76,21 +75,9 @@ async def _replayable(request: Request, content: Any) -> Any:
     return b"".join([chunk async for chunk in content])
 
 
-async def _read_whole(answer: UpstreamResponse, watch: DisconnectWatch) -> bytes:
-    try:
-        return await watch.guard(answer.read())
-    finally:
-        await answer.aclose()
-
-
 def _completion_response(answer: UpstreamResponse, raw: bytes) -> Response:
     """The upstream's own bytes, once they are known to be a JSON object."""
-    try:
-        is_object = isinstance(json_codec.loads(raw), dict)
-    except ValueError:
-        is_object = False
-    if not is_object:
-        raise invalid_answer_error(answer.url, answer.status, answer.content_type, raw)
+    completion_object(answer.url, answer.status, answer.content_type, raw)
     response = Response(raw, status_code=answer.status)
     response.raw_headers = _raw_headers(stream_headers(answer)) + [(b"content-length", str(len(raw)).encode())]
     return response

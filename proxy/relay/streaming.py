@@ -18,18 +18,16 @@ What must not: parse or change the events, or know about skills.
 
 from __future__ import annotations
 
-import re
 from collections.abc import AsyncIterator
 
 import structlog
 
+from proxy.core.sse import EVENT_END, LONGEST_EVENT_END
 from proxy.errors import ProxyError, empty_stream_error, sse_error_frame
 from proxy.upstream.client import UpstreamResponse
 
 log = structlog.get_logger("proxy.streaming")
 
-EVENT_END = re.compile(rb"\r\n\r\n|\n\n|\r\r")
-LONGEST_END = 4  # bytes in the longest terminator, `\r\n\r\n`: one may straddle two reads
 SSE_HEADERS = (("cache-control", "no-cache"), ("x-accel-buffering", "no"))
 
 
@@ -45,7 +43,7 @@ class EventBuffer:
         return bytes(self._pending)
 
     def feed(self, chunk: bytes) -> bytes:
-        scan_from = max(len(self._pending) - (LONGEST_END - 1), 0)  # earlier bytes hold no terminator
+        scan_from = max(len(self._pending) - (LONGEST_EVENT_END - 1), 0)  # earlier bytes hold no terminator
         self._pending += chunk
         end = 0
         for match in EVENT_END.finditer(self._pending, scan_from):

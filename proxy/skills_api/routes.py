@@ -17,7 +17,6 @@ proxy owns that prefix, so none of it reaches the upstream.
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import Any
 
 from fastapi import Request, Response
@@ -27,12 +26,12 @@ from proxy.core.catalog.files import read_skill_body
 from proxy.inspect.request_view import candidate_row
 from proxy.skills_api.skill_json import skill_detail, skill_summary
 from proxy.core.tools.skill_tools import READ_SKILL_FILE, closest_skill_names
-from proxy.errors import NotFound, ProxyError
+from proxy.http_methods import ALL_METHODS
+from proxy.json_response import json_response
+from proxy.errors import ErrorCode, NotFound, ProxyError
 from proxy.engine.preprocess_runner import ChatPreprocessor
 from proxy.request_body import CHAT_REQUEST_DOC, parse_chat_body, read_body, skills_options
 from proxy.settings import Settings
-
-ANY_METHOD = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
 
 # read_skill_file's error codes as HTTP statuses
 _STATUS_FOR = {"unknown_skill": 404, "not_found": 404, "path_refused": 400, "is_directory": 400,
@@ -55,7 +54,7 @@ class SkillsApi:
         if skill is None:
             closest = ", ".join(closest_skill_names(name, catalog)) or "none"
             raise NotFound(f"no skill named {name!r} (closest: {closest}); GET /v1/skills lists them",
-                           code="skill_not_found")
+                           code=ErrorCode.SKILL_NOT_FOUND)
         try:
             body, error = read_skill_body(skill.skill_file, self.settings.max_skill_file_bytes), None
         except OSError as exc:
@@ -65,7 +64,7 @@ class SkillsApi:
     async def file(self, request: Request, name: str, path: str) -> Response:
         tools = self.engine.skill_tools(skills_options(request))
         if tools is None:
-            raise NotFound("no skills are loaded", code="skill_not_found")
+            raise NotFound("no skills are loaded", code=ErrorCode.SKILL_NOT_FOUND)
         result = tools.call(READ_SKILL_FILE, {"skill": name, "path": path})
         if result.ok:
             return PlainTextResponse(result.content, headers={"x-skill-file-truncated": str(
@@ -76,7 +75,7 @@ class SkillsApi:
     async def route(self, request: Request) -> Response:
         body = parse_chat_body(await read_body(request, self.settings.max_body_bytes), self.settings.max_messages)
         result = await asyncio.to_thread(self.engine.preview, body, skills_options(request))
-        return _ascii_json({
+        return json_response({
             "mode": result.mode,
             "route": result.route_header,
             "selected": list(result.selected),
@@ -86,11 +85,6 @@ class SkillsApi:
             "events": list(result.events),
             "messages": result.messages,
         })
-
-
-def _ascii_json(payload: dict[str, Any]) -> Response:
-    """JSON with non-ASCII escaped, so a lone surrogate from the client's text cannot fail the encoding."""
-    return Response(json.dumps(payload, default=str), media_type="application/json")
 
 
 class _FileError(ProxyError):
@@ -113,4 +107,4 @@ def register(app: Any, api: SkillsApi) -> None:
     app.add_api_route("/v1/skills/{name}", api.get, methods=["GET"])
     app.add_api_route("/v1/skills/{name}/files/{path:path}", api.file, methods=["GET"])
     for prefix in ("/v1/skills", "/v1/skills/{rest:path}"):  # the rest of /v1/skills is never forwarded
-        app.add_api_route(prefix, no_such_endpoint, methods=ANY_METHOD, include_in_schema=False)
+        app.add_api_route(prefix, no_such_endpoint, methods=ALL_METHODS, include_in_schema=False)

@@ -28,11 +28,12 @@ from fastapi.responses import JSONResponse
 
 from proxy.core import json_codec
 from proxy.core.turns.preprocess_result import Preprocessed
+from proxy.core.turns.modes import SkillsMode, TurnMode
 from proxy.core.turns.request_options import RequestOptions
 from proxy.inspect.request_view import chat_turn
 from proxy.core.tools.skill_tools import tool_definitions
 from proxy.core.tools.calls import add_tools
-from proxy.core.tools.tool_mode import rejects_tools, tool_mode_for
+from proxy.core.tools.tool_mode import ToolMode, rejects_tools, tool_mode_for
 from proxy.core.tools.rounds import ToolRounds
 from proxy.errors import normalise_error
 from proxy.relay.forwarding import Forwarder, streaming_response
@@ -90,8 +91,8 @@ class ChatCompletions:
 
     async def _preprocess(self, body: dict[str, Any], options: RequestOptions, record: RequestRecord,
                           watch: DisconnectWatch) -> Preprocessed:
-        if options.skills_mode == "off":
-            result = Preprocessed(read_messages(body["messages"]), "passthrough", "off")
+        if options.skills_mode == SkillsMode.OFF:
+            result = Preprocessed(read_messages(body["messages"]), TurnMode.PASSTHROUGH, SkillsMode.OFF)
         else:
             result = await watch.guard(run_preprocessor(self.engine, body, self.settings.scan_timeout, options,
                                                         record))
@@ -103,7 +104,8 @@ class ChatCompletions:
 
     def _with_skill_tools(self, body: dict[str, Any], options: RequestOptions) -> tuple[dict[str, Any], Any]:
         """The body with the proxy's tools added in server mode, and (runner, names added) or None."""
-        wanted = options.tool_mode == "server" and options.skills_mode != "off" and _tools_can_take_ours(body)
+        wanted = (options.tool_mode == ToolMode.SERVER and options.skills_mode != SkillsMode.OFF
+                  and _tools_can_take_ours(body))
         runner = self.engine.skill_tools(options) if wanted else None
         if runner is None:
             return body, None
@@ -113,19 +115,16 @@ class ChatCompletions:
     async def _answer_refusal(self, request: Request, body: dict[str, Any], options: RequestOptions,
                               answer: UpstreamResponse, watch: DisconnectWatch) -> Response:
         """An error answer to a request with our tools: retried inline when it was about the tools."""
-        try:
-            raw = await watch.guard(answer.read())
-        finally:
-            await answer.aclose()
+        raw = await answer.read_and_close(watch.guard)
         if not rejects_tools(answer.status, raw):
             return JSONResponse(normalise_error(answer.status, raw, answer.base_url), answer.status)
         model = str(body.get("model"))
         self.tools_refused.add(model)
         log.warning("upstream_rejected_tools", model=loggable_model(model), status=answer.status,
-                    message=raw[:300].decode("utf-8", "replace"), now_using="inline")
+                    message=raw[:300].decode("utf-8", "replace"), now_using=ToolMode.INLINE)
         record = request_record(request.scope)
-        record.tool_mode = "inline"
-        result = await self._preprocess(body, replace(options, tool_mode="inline"), record, watch)
+        record.tool_mode = ToolMode.INLINE
+        result = await self._preprocess(body, replace(options, tool_mode=ToolMode.INLINE), record, watch)
         retry = await watch.guard(self._send_chat(request, {**body, "messages": result.messages}))
         return await self.forwarder.respond(retry, watch)
 

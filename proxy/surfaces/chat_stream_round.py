@@ -23,22 +23,20 @@ What must not: know about HTTP, run tools, or decide whether to go on.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from proxy.core import json_codec
+from proxy.core.sse import DONE_FRAME, EVENT_END
 from proxy.core.tools.calls import ToolCall, add_usage
 
-_EVENT_END = re.compile(rb"\r\n\r\n|\n\n|\r\r")
-DONE = b"data: [DONE]\n\n"
 
 
 def iter_events(data: bytes) -> Iterator[bytes]:
     """Each whole SSE event in `data` (which holds only whole events), terminator included."""
     start = 0
-    for match in _EVENT_END.finditer(data):
+    for match in EVENT_END.finditer(data):
         yield data[start:match.end()]
         start = match.end()
     if start < len(data):
@@ -54,7 +52,7 @@ def event_data(raw: bytes) -> str | None:
 
 
 def encode_chunk(chunk: Mapping[str, Any]) -> bytes:
-    return b"data: " + json.dumps(chunk, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n\n"
+    return b"data: " + json_codec.dumps(chunk) + b"\n\n"
 
 
 @dataclass
@@ -246,7 +244,7 @@ def closing_chunks(held: list[tuple[dict[str, Any], bytes, bool]], usage: dict[s
     """
     usage_kept = usage is None or any("usage" in chunk for chunk, _, _ in held)
     if one_round and usage_kept and not any(modified for _, _, modified in held):
-        return [raw for _, raw, _ in held] + [DONE]
+        return [raw for _, raw, _ in held] + [DONE_FRAME]
     chunks = [dict(chunk) for chunk, _, _ in held]
     usage_chunks = [c for c in chunks if not c.get("choices")]
     for chunk in usage_chunks or chunks[-1:]:
@@ -255,7 +253,7 @@ def closing_chunks(held: list[tuple[dict[str, Any], bytes, bool]], usage: dict[s
     for chunk in chunks:
         if response_id is not None:
             chunk["id"] = response_id
-    return [encode_chunk(chunk) for chunk in chunks] + [DONE]
+    return [encode_chunk(chunk) for chunk in chunks] + [DONE_FRAME]
 
 
 def continuing_chunks(held: list[tuple[dict[str, Any], bytes, bool]]) -> list[bytes]:

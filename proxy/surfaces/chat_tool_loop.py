@@ -19,12 +19,12 @@ from typing import Any
 
 from fastapi.responses import JSONResponse, Response
 
-from proxy.core import json_codec
 from proxy.core.tools.calls import calls_in_message, function_name
 from proxy.core.tools.rounds import ToolRounds
-from proxy.errors import ProxyError, invalid_answer_error, sse_error_frame
+from proxy.errors import ProxyError, completion_object, sse_error_frame
 from proxy.relay.streaming import EventBuffer
-from proxy.surfaces.chat_stream_round import (DONE, RoundOutcome, StreamRound, closing_chunks, continuing_chunks,
+from proxy.core.sse import DONE_FRAME
+from proxy.surfaces.chat_stream_round import (RoundOutcome, StreamRound, closing_chunks, continuing_chunks,
                                               iter_events)
 from proxy.tool_loop import Completion
 from proxy.upstream.client import UpstreamResponse
@@ -35,12 +35,7 @@ class ChatToolLoopWire:
         return rounds.request(base)
 
     def read_completion(self, answer: UpstreamResponse, raw: bytes) -> Completion:
-        try:
-            data = json_codec.loads(raw)
-        except ValueError:
-            data = None
-        if not isinstance(data, dict):
-            raise invalid_answer_error(answer.url, answer.status, answer.content_type, raw)
+        data = completion_object(answer.url, answer.status, answer.content_type, raw)
         message = _first_message(data)
         return Completion(data, calls_in_message(message), message.get("content"), data.get("id"), data.get("usage"))
 
@@ -83,7 +78,7 @@ class ChatToolLoopWire:
         return continuing_chunks(outcome.held)
 
     def end_frame(self) -> bytes:
-        return DONE
+        return DONE_FRAME
 
     def error_frame(self, error: ProxyError) -> bytes:
         return sse_error_frame(error)

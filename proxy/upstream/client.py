@@ -18,15 +18,17 @@ What must not: know about chat completions, skills or FastAPI.
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Coroutine, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
 import anyio
 import httpx
 import structlog
 
-from proxy.errors import ProxyError, UpstreamError, UpstreamTimeout
+from proxy.errors import ErrorCode, ProxyError, UpstreamError, UpstreamTimeout
+from proxy.logs.timing import ms_since
 from proxy.settings import Settings
 from proxy.upstream.config import UpstreamConfig
 
@@ -41,6 +43,7 @@ NOT_FORWARDED_DOWN = HOP_BY_HOP | {"content-length", "content-encoding", "date",
 
 Headers = list[tuple[str, str]]
 Content = bytes | AsyncIterable[bytes] | None
+ReadGuard = Callable[[Coroutine[Any, Any, bytes]], Awaitable[bytes]]  # runs the read, or refuses to
 
 KEEPALIVE_EXPIRY = 4.0  # seconds; below the 5 s after which uvicorn and llama.cpp close an idle connection
 # Idle connections kept for reuse. Under 32 concurrent clients a pool of 32 was too small: a connection
@@ -90,6 +93,16 @@ class UpstreamResponse:
         if self.status >= 400 and self._secret:
             raw = raw.replace(self._secret.encode("utf-8"), b"[redacted]")
         return raw
+
+    async def read_and_close(self, guard: ReadGuard | None = None) -> bytes:
+        """The whole body, as `read` gives it, and the answer closed however the read ends.
+
+        `guard` wraps the read (a client-disconnect watch); the answer is closed even when the guard
+        refuses to start it."""
+        try:
+            return await (guard(self.read()) if guard else self.read())
+        finally:
+            await self.aclose()
 
     async def aclose(self) -> None:
         with anyio.CancelScope(shield=True):
@@ -156,7 +169,7 @@ class Upstream:
         started = time.perf_counter()
         with _mapped_errors(url, "sending the request or waiting for its answer to start", started, self.setting):
             response = await self._send_past_stale_connections(method, url, headers, content, timeout)
-        upstream_ms = _ms_since(started)
+        upstream_ms = ms_since(started)
         log.info("upstream_response", upstream=self.name, url=url, status=response.status_code,
                  content_type=response.headers.get("content-type"), upstream_ms=upstream_ms)
         return UpstreamResponse(response.status_code, response_headers(response.headers.raw),
@@ -232,7 +245,7 @@ def _mapped_errors(url: str, doing: str, started: float | None = None,
         yield
     except httpx.HTTPError as exc:
         error = _map_httpx_error(exc, url, doing, setting)
-        elapsed = _ms_since(started) if started is not None else None
+        elapsed = ms_since(started) if started is not None else None
         log.warning("upstream_error", url=url, doing=doing, error_type=type(exc).__name__,
                     status=error.status, code=error.code, message=error.message, upstream_ms=elapsed)
         raise error from None
@@ -252,21 +265,17 @@ def _map_httpx_error(exc: httpx.HTTPError, url: str, doing: str, setting: str = 
     if isinstance(exc, httpx.RemoteProtocolError) and not _broke_off(detail):
         return UpstreamError(f"upstream {url} answered something that is not valid HTTP while {doing}: {detail}; "
                              f"is {setting} the right host and port, and plain http:// or https:// as the "
-                             "server expects?", code="upstream_protocol_error")
+                             "server expects?", code=ErrorCode.UPSTREAM_PROTOCOL_ERROR)
     if isinstance(exc, (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError, httpx.CloseError)):
         return UpstreamError(f"upstream {url} closed the connection while {doing}: {detail}; the model server "
                              f"may have crashed or restarted (see its log), or {setting} is not an HTTP server",
-                             code="upstream_connection_closed")
+                             code=ErrorCode.UPSTREAM_CONNECTION_CLOSED)
     if isinstance(exc, (httpx.UnsupportedProtocol, httpx.InvalidURL)):
         return UpstreamError(f"upstream URL {url} is not usable: {detail}; check {setting}",
-                             code="upstream_misconfigured")
+                             code=ErrorCode.UPSTREAM_MISCONFIGURED)
     return UpstreamError(f"upstream {url} failed while {doing}: {type(exc).__name__}: {detail}")
 
 
 def _broke_off(detail: str) -> bool:
     """Whether a protocol error's message says the connection ended early (not that the bytes were wrong)."""
     return any(words in detail.lower() for words in ("disconnected", "closed connection", "connection closed"))
-
-
-def _ms_since(started: float) -> float:
-    return round((time.perf_counter() - started) * 1000, 1)

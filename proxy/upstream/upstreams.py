@@ -16,14 +16,14 @@ What must not: talk httpx (see `proxy.upstream.client`) or know about chat and s
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import Any
 
 import httpx
 import structlog
 
+from proxy.core import json_codec
 from proxy.core.upstream_choice import ModelRoute, choose_upstream, describe_routes, merge_model_lists
-from proxy.errors import NotFound, ProxyError, UpstreamError, normalise_error
+from proxy.errors import ErrorCode, NotFound, ProxyError, UpstreamError, normalise_error
 from proxy.settings import Settings
 from proxy.upstream.client import Headers, Upstream
 
@@ -65,7 +65,8 @@ class Upstreams:
         if name is None:
             raise NotFound(f"no upstream serves model {str(model)[:200]!r}; the configured upstreams serve "
                            f"{describe_routes(self._routes)}. Add a pattern to `models` of the right upstream, "
-                           "or models: [\"*\"] to one of them to catch every other model", code="model_not_found")
+                           "or models: [\"*\"] to one of them to catch every other model",
+                           code=ErrorCode.MODEL_NOT_FOUND)
         return self._by_name[name]
 
     async def model_list(self, client_headers: Headers, request_id: str,
@@ -93,10 +94,7 @@ async def _models_of(upstream: Upstream, client_headers: Headers, request_id: st
     try:
         answer = await upstream.send("GET", url, upstream.request_headers(client_headers, request_id, False),
                                      None, MODELS_TIMEOUT)
-        try:
-            raw = await answer.read()
-        finally:
-            await answer.aclose()
+        raw = await answer.read_and_close()
         return _model_data(upstream, url, answer.status, raw)
     except ProxyError as error:
         log.warning("upstream_models_failed", upstream=upstream.name, url=url, code=error.code,
@@ -109,10 +107,10 @@ def _model_data(upstream: Upstream, url: str, status: int, raw: bytes) -> list[A
         message = normalise_error(status, raw, upstream.base_url)["error"]["message"]
         raise UpstreamError(f"upstream {upstream.name} ({url}) answered HTTP {status}: {message}")
     try:
-        data = json.loads(raw).get("data")
+        data = json_codec.loads(raw).get("data")
     except (ValueError, AttributeError):
         data = None
     if not isinstance(data, list):
         raise UpstreamError(f"upstream {upstream.name} ({url}) answered something that is not a model list "
-                            "(a JSON object with a `data` list)", code="upstream_invalid_response")
+                            "(a JSON object with a `data` list)", code=ErrorCode.UPSTREAM_INVALID_RESPONSE)
     return data

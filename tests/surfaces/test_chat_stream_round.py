@@ -7,8 +7,8 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from proxy.surfaces.chat_stream_round import (DONE, StreamRound, closing_chunks, continuing_chunks, event_data,
-                                              iter_events)
+from proxy.core.sse import DONE_FRAME as DONE
+from proxy.surfaces.chat_stream_round import StreamRound, closing_chunks, continuing_chunks, event_data, iter_events
 
 OURS = frozenset({"read_skill_file", "list_skills"})
 

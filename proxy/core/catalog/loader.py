@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import datetime
 import hashlib
-import json
 import math
 import threading
 from collections import Counter
@@ -29,6 +28,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from proxy.core import json_codec
 from proxy.core.catalog.frontmatter import first_paragraph, headings, parse_skill_text
 from proxy.core.catalog.skill import Finding, Skill
 from proxy.core.catalog.files import (DEFAULT_MAX_FILE_BYTES, FileText, display_path, has_supporting_files,
@@ -148,7 +148,7 @@ def _read_manifest(path: Path, max_bytes: int) -> Any:
     text = read_capped(path, max_bytes)
     if text.truncated:
         raise ValueError(f"it is {text.size} bytes, over the {max_bytes}-byte cap")
-    return json.loads(text.text.removeprefix("\ufeff"))
+    return json_codec.loads(text.text.removeprefix("\ufeff"))
 
 
 def _name(fields: dict[str, Any], folder_name: str, problems: list[Problem]) -> str:

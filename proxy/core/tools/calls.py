@@ -81,7 +81,7 @@ def _arguments_text(arguments: Any) -> str:
         return ""
     if isinstance(arguments, str):
         return arguments
-    return json.dumps(arguments, ensure_ascii=False)
+    return json.dumps(arguments, ensure_ascii=False)  # the spelling the arguments are replayed with
 
 
 def split_calls(calls: Iterable[ToolCall], ours: frozenset[str]) -> tuple[list[ToolCall], list[ToolCall]]:

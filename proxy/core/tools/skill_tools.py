@@ -12,7 +12,6 @@ What it must not know: HTTP, the tool loop, conversation state, logging.
 from __future__ import annotations
 
 import copy
-import json
 import os
 import stat
 from collections.abc import Callable, Mapping
@@ -25,14 +24,14 @@ from rapidfuzz import fuzz, process, utils
 from proxy.core.catalog.catalog import Catalog
 from proxy.core.routing.router import SkillRouter
 from proxy.core.catalog.skill import Skill
-from proxy.core.catalog.files import DEFAULT_MAX_FILE_BYTES, read_capped
+from proxy.core import json_codec
+from proxy.core.catalog.files import DEFAULT_MAX_FILE_BYTES, looks_binary, read_capped
 from proxy.core.catalog.paths import PathRefused, list_files, real_folder, resolve_in_folder
 
 LIST_SKILLS, READ_SKILL_FILE, LIST_SKILL_FILES = "list_skills", "read_skill_file", "list_skill_files"
 TOOL_NAMES = (LIST_SKILLS, READ_SKILL_FILE, LIST_SKILL_FILES)
 SKILL_FILE = "SKILL.md"
 DEFAULT_LIMIT, MAX_LIMIT = 10, 50
-BINARY_PROBE_BYTES = 8192
 CLOSEST_CUTOFF, CLOSEST_LIMIT = 70.0, 5
 _QUOTE_CHARS = 120
 
@@ -154,11 +153,15 @@ class SkillTools:
         relative = _text_arg(args, "path", READ_SKILL_FILE) or SKILL_FILE
         event["path"] = relative
         target = _resolve(skill, relative)
-        _check_readable(target, _stat(target, skill, relative), skill, relative)
+        info = _stat(target, skill, relative)
+        _check_readable(info, skill, relative)
         try:
             text = read_capped(target, self._max_file_bytes)
         except OSError as exc:
             raise _Failure("read_error", f"cannot read {relative} ({exc.strerror or exc})") from exc
+        if looks_binary(text.text):
+            raise _Failure("binary_file", f"{relative} is a binary file ({info.st_size} bytes); "
+                                          "only text files can be read")
         return text.text, text.truncated
 
     def _list_skill_files(self, args: dict[str, Any], event: dict[str, Any]) -> tuple[str, bool]:
@@ -225,7 +228,7 @@ def parse_arguments(arguments: Any, tool: str) -> dict[str, Any]:
         if not value.strip():
             return {}
         try:
-            value = json.loads(value)
+            value = json_codec.loads(value)
         except (ValueError, RecursionError) as exc:
             raise _Failure("bad_arguments", f"the arguments are not valid JSON; send an object such as "
                                             f"{_EXAMPLES[tool]}") from exc
@@ -273,23 +276,12 @@ def _stat(target: Path, skill: Skill, relative: str) -> os.stat_result:
                                     f"to the skill folder); call {LIST_SKILL_FILES} to see its files") from exc
 
 
-def _check_readable(target: Path, info: os.stat_result, skill: Skill, relative: str) -> None:
+def _check_readable(info: os.stat_result, skill: Skill, relative: str) -> None:
     if stat.S_ISDIR(info.st_mode):
         raise _Failure("is_directory", f"{relative} is a folder in skill {_quote(skill.name)}, not a file; "
                                        f"call {LIST_SKILL_FILES} with this path to see what it holds")
     if not stat.S_ISREG(info.st_mode):
         raise _Failure("not_a_file", f"{relative} is not a regular file and cannot be read")
-    if _is_binary(target):
-        raise _Failure("binary_file", f"{relative} is a binary file ({info.st_size} bytes); "
-                                      "only text files can be read")
-
-
-def _is_binary(path: Path) -> bool:
-    try:
-        with open(path, "rb") as handle:
-            return b"\x00" in handle.read(BINARY_PROBE_BYTES)
-    except OSError as exc:
-        raise _Failure("read_error", f"cannot read {path.name} ({exc.strerror or exc})") from exc
 
 
 def _summary(skill: Skill) -> dict[str, str]:
@@ -297,12 +289,12 @@ def _summary(skill: Skill) -> dict[str, str]:
 
 
 def _json(payload: Mapping[str, Any]) -> str:
-    return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+    return json_codec.dumps(payload).decode("utf-8")
 
 
 def _quote(text: str) -> str:
     shown = text if len(text) <= _QUOTE_CHARS else text[:_QUOTE_CHARS] + "…"
-    return json.dumps(shown, ensure_ascii=False)
+    return json_codec.dumps(shown).decode("utf-8")
 
 
 def _finish(event: dict[str, Any], content: str, error: str | None, truncated: bool) -> ToolResult:

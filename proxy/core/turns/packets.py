@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from proxy.core.turns.activation import Activation, ActivationRequest
 from proxy.core.routing.router import RouteCandidate
+from proxy.core.tools.tool_mode import ToolMode
 
 PACKET_SOURCE = "skillproxy"
 REASON_NO_ROUTE = "no confident skill route"
@@ -34,26 +35,34 @@ def escape(text: str) -> str:
 
 # How each tool mode lets the model read skills: server (the proxy's tools),
 # client (the client's own file tools), inline (no tools; bodies in the prompt).
-_READ = {
-    "server": "call read_skill_file with the skill's name",
-    "client": "open its SKILL.md at the <location> given, with your own file tools",
-    "inline": "follow its <expanded_skill_instructions> below; a skill shown without them cannot be read here, "
-              "so go by its description",
+_READ: dict[str, str] = {
+    ToolMode.SERVER: "call read_skill_file with the skill's name",
+    ToolMode.CLIENT: "open its SKILL.md at the <location> given, with your own file tools",
+    ToolMode.INLINE: "follow its <expanded_skill_instructions> below; a skill shown without them cannot be read "
+                     "here, so go by its description",
 }
-_READ_SUPPORTING = {"server": " (list_skill_files, then read_skill_file with its relative path).",
-                    "client": ".", "inline": "."}
-_SEARCH = {"server": " or search with list_skills", "client": "", "inline": ""}
-_FILES_HINT = {"server": "with list_skill_files, then read_skill_file with a relative path",
-               "client": "with your file tools, relative to the skill's folder"}
-_REMINDER_SEARCH = {"server": "search with list_skills",
-                    "client": "look through the skills folder with your file tools",
-                    "inline": "ask the user to name one"}
-_REMINDER_REREAD = {"server": "call read_skill_file", "client": "re-read a skill",
-                    "inline": "look back at their instructions"}
+_READ_SUPPORTING: dict[str, str] = {
+    ToolMode.SERVER: " (list_skill_files, then read_skill_file with its relative path).",
+    ToolMode.CLIENT: ".", ToolMode.INLINE: ".",
+}
+_SEARCH: dict[str, str] = {ToolMode.SERVER: " or search with list_skills", ToolMode.CLIENT: "", ToolMode.INLINE: ""}
+_FILES_HINT: dict[str, str] = {
+    ToolMode.SERVER: "with list_skill_files, then read_skill_file with a relative path",
+    ToolMode.CLIENT: "with your file tools, relative to the skill's folder",
+}
+_REMINDER_SEARCH: dict[str, str] = {
+    ToolMode.SERVER: "search with list_skills",
+    ToolMode.CLIENT: "look through the skills folder with your file tools",
+    ToolMode.INLINE: "ask the user to name one",
+}
+_REMINDER_REREAD: dict[str, str] = {
+    ToolMode.SERVER: "call read_skill_file", ToolMode.CLIENT: "re-read a skill",
+    ToolMode.INLINE: "look back at their instructions",
+}
 
 
 def _how_to_read(tool_mode: str) -> str:
-    return _READ.get(tool_mode, _READ["server"])
+    return _READ.get(tool_mode, _READ[ToolMode.SERVER])
 
 
 # ---- explicit activation -------------------------------------------------
@@ -97,12 +106,12 @@ def _next_action(expanded: bool, failed: bool, unresolved: bool, tool_mode: str)
     if expanded:
         steps.append("Apply the expanded instructions to the task payload now. Do not search for or re-read the "
                      "expanded skills. Read a supporting file only when the instructions point to one or the task "
-                     "needs it" + _READ_SUPPORTING.get(tool_mode, _READ_SUPPORTING["server"]))
+                     "needs it" + _READ_SUPPORTING.get(tool_mode, _READ_SUPPORTING[ToolMode.SERVER]))
     if failed:
         steps.append(f"For a skill whose expansion failed, {_how_to_read(tool_mode)} before doing the work.")
     if unresolved:
         steps.append("For an unresolved activation, pick the intended skill from the closest names given"
-                     + _SEARCH.get(tool_mode, _SEARCH["server"]) + ", then read it before doing the work.")
+                     + _SEARCH.get(tool_mode, _SEARCH[ToolMode.SERVER]) + ", then read it before doing the work.")
     return "<next_action>\n" + "\n".join(steps) + "\n</next_action>"
 
 
@@ -154,9 +163,9 @@ def routed_injection(candidates: Sequence[RouteCandidate], tool_mode: str,
 
 
 def runtime_context(tool_mode: str) -> str:
-    if tool_mode == "client":
+    if tool_mode == ToolMode.CLIENT:
         tools = "Skill files are on disk at the locations given; read them with your own file tools."
-    elif tool_mode == "inline":
+    elif tool_mode == ToolMode.INLINE:
         tools = "The instructions of a confidently routed skill are included below."
     else:
         tools = ("You can call list_skills to search skills, read_skill_file to read a skill's SKILL.md or one of "
@@ -207,8 +216,8 @@ _REMINDERS = {
 }
 
 
-def reminder(reason: str, tool_mode: str = "server") -> str:
-    search = _REMINDER_SEARCH.get(tool_mode, _REMINDER_SEARCH["server"])
-    reread = _REMINDER_REREAD.get(tool_mode, _REMINDER_REREAD["server"])
+def reminder(reason: str, tool_mode: str = ToolMode.SERVER) -> str:
+    search = _REMINDER_SEARCH.get(tool_mode, _REMINDER_SEARCH[ToolMode.SERVER])
+    reread = _REMINDER_REREAD.get(tool_mode, _REMINDER_REREAD[ToolMode.SERVER])
     text = _REMINDERS[reason].format(search=search, reread=reread)
     return f'<skills_runtime_reminder reason="{reason}">{text}</skills_runtime_reminder>'

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Literal
+from typing import Any
 
 from proxy.core.turns.conversation import Conversation
+from proxy.core.turns.modes import TurnMode
 from proxy.core.turns.records import TurnRecord
 from proxy.core.routing.router import RouteDecision
-
-Mode = Literal["explicit", "routed", "reminder", "none", "fallback", "passthrough"]
 
 
 @dataclass(frozen=True)
@@ -40,7 +39,7 @@ class Preprocessed:
     """
 
     conversation: Conversation
-    mode: Mode
+    mode: TurnMode
     route_header: str
     selected: tuple[str, ...] = ()
     injected_chars: int = 0

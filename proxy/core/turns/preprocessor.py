@@ -20,7 +20,9 @@ from proxy.core.turns.context_modes import FORK, forked
 from proxy.core.turns.conversation import Conversation, Turn
 from proxy.core.turns.packets import REASON_FALLBACK, reminder
 from proxy.core.turns.preprocess_result import Preprocessed
+from proxy.core.turns.modes import TurnMode
 from proxy.core.turns.records import MixedCall, TurnRecord, TurnRecordReader, turn_keys
+from proxy.core.tools.tool_mode import ToolMode
 from proxy.core.turns.skills_index import IndexPlacement
 from proxy.core.turns.turn_decision import LastFullInjection, PreprocessConfig, SkillContext, TurnOutcome, decide_turn
 from proxy.core.turns.turn_text import prepend_block
@@ -29,7 +31,7 @@ from proxy.core.turns.turn_text import prepend_block
 def preprocess(conversation: Conversation, context: SkillContext, store: TurnRecordReader, config: PreprocessConfig,
                now: float) -> Preprocessed:
     if conversation.is_empty:
-        return Preprocessed(conversation, "passthrough", "passthrough")
+        return Preprocessed(conversation, TurnMode.PASSTHROUGH, TurnMode.PASSTHROUGH)
     turns, keys = conversation.turns, turn_keys(conversation)
     new_turn = len(turns) - 1 if turns and turns[-1].is_user else None
     known = _known_records(store, turns, keys, now)
@@ -42,7 +44,7 @@ def preprocess(conversation: Conversation, context: SkillContext, store: TurnRec
     replay = _replay(conversation, keys, known, lambda *args: decide(*args).record)
     if new_turn is None:
         forwarded = conversation.with_turns([*replay.forwarded, *turns[-1:]])
-        return Preprocessed(index.on_forwarded(forwarded), "passthrough", "passthrough",
+        return Preprocessed(index.on_forwarded(forwarded), TurnMode.PASSTHROUGH, TurnMode.PASSTHROUGH,
                             events=tuple(replay.events), records=tuple(replay.records),
                             anchor=_tool_anchor(turns, keys))
     outcome = _replayed_turn(known.get(keys[new_turn]), config, conversation) or decide(
@@ -156,7 +158,7 @@ def _tool_anchor(turns: tuple[Turn, ...], keys: list[str]) -> tuple[str, TurnRec
     """Where the proxy's tool rounds after client tool results are kept."""
     if not turns or not _ends_tool_results(turns, len(turns) - 1):
         return None
-    return keys[-1], TurnRecord(turns[-1].raw, "passthrough")
+    return keys[-1], TurnRecord(turns[-1].raw, TurnMode.PASSTHROUGH)
 
 
 def _replayed_turn(previous: TurnRecord | None, config: PreprocessConfig,
@@ -165,7 +167,7 @@ def _replayed_turn(previous: TurnRecord | None, config: PreprocessConfig,
 
     Not when the tool mode changed since (an upstream that refused tools): the blocks must say so.
     """
-    if previous is None or previous.mode == "fallback" or previous.tool_mode != config.tool_mode:
+    if previous is None or previous.mode == TurnMode.FALLBACK or previous.tool_mode != config.tool_mode:
         return None
     event = {"event": "turn_replayed", "mode": previous.mode, "reason": "identical request seen before"}
     return TurnOutcome(_forwarded_turn(previous, conversation), previous, _header_for(previous), events=(event,))
@@ -176,28 +178,30 @@ def _forwarded_turn(record: TurnRecord, conversation: Conversation) -> Turn:
 
 
 def _newer_full(last_full: LastFullInjection | None, record: TurnRecord) -> LastFullInjection | None:
-    if record.mode == "routed" and record.full_injection_at is not None:
+    if record.mode == TurnMode.ROUTED and record.full_injection_at is not None:
         return LastFullInjection(record.fingerprint, record.full_injection_at)
     return last_full
 
 
 def _header_for(record: TurnRecord) -> str:
-    return {"routed": "replayed", "explicit": "explicit:replayed"}.get(record.mode, record.mode)
+    replayed: dict[str, str] = {TurnMode.ROUTED: "replayed", TurnMode.EXPLICIT: "explicit:replayed"}
+    return replayed.get(record.mode, record.mode)
 
 
-def _mode(record_mode: str) -> str:
-    return record_mode if record_mode in ("explicit", "routed", "reminder", "none", "passthrough") else "passthrough"
+def _mode(record_mode: str) -> TurnMode:
+    kept = (TurnMode.EXPLICIT, TurnMode.ROUTED, TurnMode.REMINDER, TurnMode.NONE, TurnMode.PASSTHROUGH)
+    return TurnMode(record_mode) if record_mode in kept else TurnMode.PASSTHROUGH
 
 
 def fallback(conversation: Conversation, store: TurnRecordReader | None, now: float, reason: str = "",
-             tool_mode: str = "server") -> Preprocessed:
+             tool_mode: str = ToolMode.SERVER) -> Preprocessed:
     """The fallback reminder on the newest user turn; earlier turns replayed from the store where known.
 
     Never raises: if even the replay fails, only the reminder is added, and the failure (its
     exception type and message) comes back as a `fallback_replay_failed` event.
     """
     if conversation.is_empty:
-        return Preprocessed(conversation, "fallback", "fallback", events=(_fallback_event(reason),))
+        return Preprocessed(conversation, TurnMode.FALLBACK, TurnMode.FALLBACK, events=(_fallback_event(reason),))
     turns = conversation.turns
     events: tuple[dict[str, Any], ...] = (_fallback_event(reason),)
     try:
@@ -210,14 +214,14 @@ def fallback(conversation: Conversation, store: TurnRecordReader | None, now: fl
                             "error_message": str(exc)})
     if not turns or not turns[-1].is_user:
         anchor = _tool_anchor(turns, keys) if keys else None
-        return Preprocessed(conversation.with_turns([*forwarded, *turns[-1:]]), "fallback", "fallback",
+        return Preprocessed(conversation.with_turns([*forwarded, *turns[-1:]]), TurnMode.FALLBACK, TurnMode.FALLBACK,
                             events=events, anchor=anchor)
     text = reminder(REASON_FALLBACK, tool_mode)
     last = prepend_block(turns[-1], text)
-    record = TurnRecord(conversation.wire.write_turn(last), "fallback")
+    record = TurnRecord(conversation.wire.write_turn(last), TurnMode.FALLBACK)
     records = ((keys[-1], record),) if keys else ()
-    return Preprocessed(conversation.with_turns([*forwarded, last]), "fallback", "fallback", injected_chars=len(text),
-                        events=events, turn_key=keys[-1] if keys else None, records=records,
+    return Preprocessed(conversation.with_turns([*forwarded, last]), TurnMode.FALLBACK, TurnMode.FALLBACK,
+                        injected_chars=len(text), events=events, turn_key=keys[-1] if keys else None, records=records,
                         anchor=records[0] if records else None)
 
 

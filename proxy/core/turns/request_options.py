@@ -13,15 +13,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from proxy.core.catalog.scope import SkillScope, scope_from_headers
+from proxy.core.turns.modes import SkillsMode
 
-SKILLS_MODES = ("auto", "explicit", "off")
+SKILLS_MODES = tuple(SkillsMode)
 
 
 @dataclass(frozen=True)
 class RequestOptions:
     tool_mode: str | None = None  # None: the configured one
     scope: SkillScope = SkillScope()
-    skills_mode: str = "auto"
+    skills_mode: SkillsMode = SkillsMode.AUTO
 
 
 class BadSkillsHeader(ValueError):
@@ -30,8 +31,8 @@ class BadSkillsHeader(ValueError):
 
 def options_from_headers(headers: Mapping[str, str]) -> RequestOptions:
     """The request's options from its (lower-cased) headers; raises BadSkillsHeader."""
-    mode = headers.get("x-skills-mode", "auto").strip().lower() or "auto"
+    mode = headers.get("x-skills-mode", SkillsMode.AUTO).strip().lower() or SkillsMode.AUTO
     if mode not in SKILLS_MODES:
         raise BadSkillsHeader(f"X-Skills-Mode must be one of {', '.join(SKILLS_MODES)}, not {mode!r}")
     scope = scope_from_headers(headers.get("x-skills-allow"), headers.get("x-skills-deny"))
-    return RequestOptions(scope=scope, skills_mode=mode)
+    return RequestOptions(scope=scope, skills_mode=SkillsMode(mode))

@@ -20,20 +20,22 @@ from proxy.core.turns.conversation import Conversation
 from proxy.core.turns.turn_text import prepend_block, routing_text, with_system_text
 from proxy.core.turns.packets import escape
 from proxy.core.catalog.skill import Skill
+from proxy.core.tools.tool_mode import ToolMode
+from proxy.core.turns.modes import SkillsIndexMode
 from proxy.core.turns.turn_decision import PreprocessConfig, SkillContext, TurnOutcome
 
 SHORT_DESCRIPTION_CHARS = 120
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s")
 
-_HOW = {
-    "server": "To use one, call read_skill_file with its name; list_skills searches them.",
-    "client": "To use one, open its SKILL.md with your file tools.",
-    "inline": "A message with $skill-name activates one.",
+_HOW: dict[str, str] = {
+    ToolMode.SERVER: "To use one, call read_skill_file with its name; list_skills searches them.",
+    ToolMode.CLIENT: "To use one, open its SKILL.md with your file tools.",
+    ToolMode.INLINE: "A message with $skill-name activates one.",
 }
-_REST = {
-    "server": "call list_skills to search them",
-    "client": "look in the skills folders",
-    "inline": "ask the user to name one with $skill-name",
+_REST: dict[str, str] = {
+    ToolMode.SERVER: "call list_skills to search them",
+    ToolMode.CLIENT: "look in the skills folders",
+    ToolMode.INLINE: "ask the user to name one with $skill-name",
 }
 
 
@@ -70,10 +72,10 @@ def _fitting(skills: list[Skill], max_chars: int, tool_mode: str, preferred: Seq
 
 def _block(listed: Sequence[Skill], total: int, tool_mode: str, short: bool) -> str:
     lines = [f'<available_skills count="{total}" listed="{len(listed)}">',
-             "Agent Skills you can use (name: what it is for). " + _HOW.get(tool_mode, _HOW["server"])]
+             "Agent Skills you can use (name: what it is for). " + _HOW.get(tool_mode, _HOW[ToolMode.SERVER])]
     lines += [_line(s, short) for s in listed]
     if len(listed) < total:
-        lines.append(f"({total - len(listed)} more not listed: {_REST.get(tool_mode, _REST['server'])}.)")
+        lines.append(f"({total - len(listed)} more not listed: {_REST.get(tool_mode, _REST[ToolMode.SERVER])}.)")
     lines.append("</available_skills>")
     return "\n".join(lines)
 
@@ -112,7 +114,7 @@ class IndexPlacement:
 
     def on_first_user_turn(self, outcome: TurnOutcome) -> TurnOutcome:
         """`user` placement: the index goes in front of the conversation's first user turn, and is kept."""
-        if self._config.skills_index != "user" or not self.text:
+        if self._config.skills_index != SkillsIndexMode.USER or not self.text:
             return outcome
         forwarded = prepend_block(outcome.forwarded, self.text)
         written = self._conversation.wire.write_turn(forwarded)
@@ -121,7 +123,7 @@ class IndexPlacement:
 
     def on_forwarded(self, forwarded: Conversation) -> Conversation:
         """`system` placement: the index joins the system turn of every request."""
-        if self._config.skills_index != "system" or not self.text:
+        if self._config.skills_index != SkillsIndexMode.SYSTEM or not self.text:
             return forwarded
         return with_system_text(forwarded, self.text)
 

@@ -15,6 +15,8 @@ from typing import Any
 from proxy.core.turns.activation import ActivationRequest, find_activations, substitute_arguments
 from proxy.core.catalog.catalog import Catalog
 from proxy.core.turns.records import TurnRecord
+from proxy.core.turns.modes import SkillsIndexMode, TurnMode
+from proxy.core.tools.tool_mode import ToolMode
 from proxy.core.turns.decision_events import activation_events, route_events
 from proxy.core.turns.conversation import Turn, TurnWire
 from proxy.core.turns.turn_text import prepend_block, replace_text, routing_text
@@ -31,11 +33,11 @@ class PreprocessConfig:
     max_routed_skills: int = 3
     refresh_interval: float = 1800.0
     slash_activation: bool = True
-    tool_mode: str = "server"
+    tool_mode: str = ToolMode.SERVER
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
     routing: bool = True  # False: only explicit activation (X-Skills-Mode: explicit)
     fork_keep_system: bool = False
-    skills_index: str = "off"
+    skills_index: str = SkillsIndexMode.OFF
     skills_index_max_chars: int = 2600
     model_overrides: Mapping[str, str] = field(default_factory=dict)
 
@@ -108,12 +110,12 @@ def _decide(turn: Turn, context: SkillContext, config: PreprocessConfig,
             last_full: LastFullInjection | None, now: float) -> TurnOutcome:
     text = routing_text(turn)
     if not text.strip():
-        return TurnOutcome(turn, TurnRecord(turn, "passthrough"), "passthrough")
+        return TurnOutcome(turn, TurnRecord(turn, TurnMode.PASSTHROUGH), TurnMode.PASSTHROUGH)
     request = find_activations(text, context.catalog, config.slash_activation)
     if request is not None:
         return _explicit(turn, request, config)
     if not config.routing:
-        return TurnOutcome(turn, TurnRecord(turn, "passthrough"), "passthrough")
+        return TurnOutcome(turn, TurnRecord(turn, TurnMode.PASSTHROUGH), TurnMode.PASSTHROUGH)
     decision = context.route(text, config.max_routed_skills)
     return _routed(turn, text, decision, config, last_full, now)
 
@@ -126,7 +128,7 @@ def _explicit(turn: Turn, request: ActivationRequest, config: PreprocessConfig) 
     header = "explicit:" + (",".join(names) or "unresolved")
     skills = [a.skill for a in request.resolved]
     model, model_events = model_override(skills, config.model_overrides)
-    record = TurnRecord(forwarded, "explicit", context_mode=context_mode(skills), model=model)
+    record = TurnRecord(forwarded, TurnMode.EXPLICIT, context_mode=context_mode(skills), model=model)
     events = (*activation_events(request, expansions, packet), *model_events)
     return TurnOutcome(forwarded, record, header, packet, tuple(names), activation=request, events=events)
 
@@ -146,7 +148,8 @@ def _routed(turn: Turn, text: str, decision: RouteDecision, config: PreprocessCo
         injection = reminder(REASON_NO_ROUTE, config.tool_mode)
         forwarded = prepend_block(turn, injection)
         events = route_events("no_route", "no_confident_skill_route", text, decision, injection)
-        return TurnOutcome(forwarded, TurnRecord(forwarded, "none"), "none", injection, (), decision, events=events)
+        return TurnOutcome(forwarded, TurnRecord(forwarded, TurnMode.NONE), TurnMode.NONE, injection, (), decision,
+                           events=events)
     mark = fingerprint(selected)
     reason = _full_injection_reason(mark, last_full, now, config.refresh_interval)
     names = tuple(c.skill.name for c in selected)
@@ -154,13 +157,13 @@ def _routed(turn: Turn, text: str, decision: RouteDecision, config: PreprocessCo
         injection = reminder(REASON_UNCHANGED, config.tool_mode)
         forwarded = prepend_block(turn, injection)
         events = route_events("reminder", "route_unchanged", text, decision, injection)
-        return TurnOutcome(forwarded, TurnRecord(forwarded, "reminder", mark), "reminder", injection, names,
-                           decision, events=events)
+        return TurnOutcome(forwarded, TurnRecord(forwarded, TurnMode.REMINDER, mark), TurnMode.REMINDER, injection,
+                           names, decision, events=events)
     injection = routed_injection(selected, config.tool_mode, _inline_bodies(selected, config))
     forwarded = prepend_block(turn, injection)
     header = ";".join(f"{c.skill.name}={c.score}" for c in selected)
     events = route_events("routed", reason, text, decision, injection)
-    return TurnOutcome(forwarded, TurnRecord(forwarded, "routed", mark, now), header, injection, names,
+    return TurnOutcome(forwarded, TurnRecord(forwarded, TurnMode.ROUTED, mark, now), header, injection, names,
                        decision, events=events)
 
 
@@ -175,7 +178,7 @@ def _full_injection_reason(mark: str, last_full: LastFullInjection | None, now: 
 
 
 def _inline_bodies(selected: tuple[RouteCandidate, ...], config: PreprocessConfig) -> dict[str, str]:
-    if config.tool_mode != "inline":
+    if config.tool_mode != ToolMode.INLINE:
         return {}
     bodies: dict[str, str] = {}
     for candidate in selected:
