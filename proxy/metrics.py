@@ -26,14 +26,23 @@ import time
 from collections.abc import Callable, Iterator
 
 from fastapi import Response
-from prometheus_client import (CollectorRegistry, Counter, GCCollector, Gauge, Histogram, PlatformCollector,
-                               ProcessCollector, disable_created_metrics, generate_latest)
+from prometheus_client import (
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    GCCollector,
+    Histogram,
+    PlatformCollector,
+    ProcessCollector,
+    disable_created_metrics,
+    generate_latest,
+)
 from prometheus_client.core import GaugeMetricFamily, Metric
 
-from proxy.engine.live_catalog import LiveCatalog
 from proxy.core.catalog.catalog import Catalog
 from proxy.core.catalog.diff import catalog_changes
 from proxy.core.turns.modes import TurnMode
+from proxy.engine.live_catalog import LiveCatalog
 from proxy.request_record import RequestRecord
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"

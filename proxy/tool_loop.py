@@ -16,9 +16,12 @@ client's calls (the client can run those; it cannot run ours); the proxy runs
 its own calls anyway and keeps the whole answer and the results, and the
 replay restores them when the client's copy of that answer comes back.
 
-The wire format's side (reading an answer's calls, the client's copy of a
-mixed answer, the final body, the stream's events and frames) is behind
-`ToolLoopWire`; `proxy.surfaces.chat_tool_loop` is the Chat Completions one.
+The rounds are kept as neutral values (`ToolRounds`); the wire format's side
+(the next request with the exchange written in, reading an answer's calls,
+the client's copy of a mixed answer, the final body, the stream's events and
+frames) is behind `ToolLoopWire`; `proxy.surfaces.chat_tool_loop` is the Chat
+Completions one. The surface writes the rounds in its wire form when it
+records them for replay (`on_finish`).
 
 What must not: parse or frame a wire format, build requests from the
 client's headers (`send` does), or decide which skills are routed.

@@ -19,10 +19,10 @@ from typing import Any, Protocol
 import structlog
 
 from proxy.core.catalog.catalog import Catalog
-from proxy.core.turns.records import MixedCall, TurnRecord
-from proxy.core.turns.preprocess_result import Preprocessed
-from proxy.core.turns.request_options import RequestOptions
 from proxy.core.tools.rounds import ToolRunner
+from proxy.core.turns.preprocess_result import Preprocessed
+from proxy.core.turns.records import MixedCall, TurnRecord
+from proxy.core.turns.request_options import RequestOptions
 from proxy.logs.timing import ms_since
 from proxy.request_record import RequestRecord
 
@@ -87,7 +87,7 @@ async def run_preprocessor(engine: ChatPreprocessor, body: dict[str, Any], timeo
     except TimeoutError:
         record.fallback = "timeout"
         reason = f"scan timeout: preprocessing took longer than scan_timeout={timeout}s"
-    except Exception as exc:  # noqa: BLE001 - the preprocessor must never fail the request
+    except Exception as exc:  # the preprocessor must never fail the request (logged with its traceback)
         record.fallback = "error"
         reason = f"routing error: {type(exc).__name__}: {exc}"
         log.warning("preprocess_error", error_type=type(exc).__name__, exc_info=exc)
