@@ -29,7 +29,7 @@ client's headers (`send` does), or decide which skills are routed.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
+from collections.abc import AsyncIterator, Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
@@ -44,8 +44,13 @@ from proxy.upstream.client import UpstreamResponse
 log = structlog.get_logger("proxy.tool_loop")
 
 T = TypeVar("T")
-Guard = Callable[[Coroutine[Any, Any, T]], Awaitable[T]]
-RoundSender = Callable[[dict[str, Any]], Awaitable[UpstreamResponse]]
+RoundSender = Callable[[dict[str, Any]], Coroutine[Any, Any, UpstreamResponse]]
+
+
+class Guard(Protocol):
+    """Runs a request's work, or stops it when the client goes away (`DisconnectWatch.guard`)."""
+
+    async def __call__(self, work: Coroutine[Any, Any, T]) -> T: ...
 
 
 @dataclass

@@ -41,7 +41,8 @@ class ChatToolFormat:
         A client tool with the same name as ours wins: ours is left out, and calls
         to that name belong to the client.
         """
-        client_tools = body.get("tools") if isinstance(body.get("tools"), list) else []
+        tools = body.get("tools")
+        client_tools: list[Any] = tools if isinstance(tools, list) else []
         taken = {function_name(tool) for tool in client_tools}
         ours = [dict(d) for d in definitions if function_name(d) not in taken]  # shared below: never changed
         if not ours:
