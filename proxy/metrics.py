@@ -26,14 +26,23 @@ import time
 from collections.abc import Callable, Iterator
 
 from fastapi import Response
-from prometheus_client import (CollectorRegistry, Counter, GCCollector, Gauge, Histogram, PlatformCollector,
-                               ProcessCollector, disable_created_metrics, generate_latest)
+from prometheus_client import (
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    GCCollector,
+    Histogram,
+    PlatformCollector,
+    ProcessCollector,
+    disable_created_metrics,
+    generate_latest,
+)
 from prometheus_client.core import GaugeMetricFamily, Metric
 
-from proxy.engine.live_catalog import LiveCatalog
 from proxy.core.catalog.catalog import Catalog
 from proxy.core.catalog.diff import catalog_changes
 from proxy.core.turns.modes import TurnMode
+from proxy.engine.preprocess_runner import ChatPreprocessor
 from proxy.request_record import RequestRecord
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
@@ -62,11 +71,11 @@ class Metrics:
         self._reloads = _ReloadMetrics(self.registry)
 
     @classmethod
-    def for_engine(cls, engine: object) -> Metrics:
+    def for_engine(cls, engine: ChatPreprocessor) -> Metrics:
         """Metrics for an app over `engine`; with its live catalog (a test double may have none),
         the skills gauge and the reload counters too."""
-        live = getattr(engine, "live", None)
-        if not isinstance(live, LiveCatalog):
+        live = engine.live
+        if live is None:
             return cls()
         metrics = cls(skills_loaded=lambda: len(live.current.skills))
         live.subscribe(metrics.on_catalog_change)

@@ -16,9 +16,12 @@ client's calls (the client can run those; it cannot run ours); the proxy runs
 its own calls anyway and keeps the whole answer and the results, and the
 replay restores them when the client's copy of that answer comes back.
 
-The wire format's side (reading an answer's calls, the client's copy of a
-mixed answer, the final body, the stream's events and frames) is behind
-`ToolLoopWire`; `proxy.surfaces.chat_tool_loop` is the Chat Completions one.
+The rounds are kept as neutral values (`ToolRounds`); the wire format's side
+(the next request with the exchange written in, reading an answer's calls,
+the client's copy of a mixed answer, the final body, the stream's events and
+frames) is behind `ToolLoopWire`; `proxy.surfaces.chat_tool_loop` is the Chat
+Completions one. The surface writes the rounds in its wire form when it
+records them for replay (`on_finish`).
 
 What must not: parse or frame a wire format, build requests from the
 client's headers (`send` does), or decide which skills are routed.
@@ -26,7 +29,7 @@ client's headers (`send` does), or decide which skills are routed.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
+from collections.abc import AsyncIterator, Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
@@ -41,8 +44,13 @@ from proxy.upstream.client import UpstreamResponse
 log = structlog.get_logger("proxy.tool_loop")
 
 T = TypeVar("T")
-Guard = Callable[[Coroutine[Any, Any, T]], Awaitable[T]]
-RoundSender = Callable[[dict[str, Any]], Awaitable[UpstreamResponse]]
+RoundSender = Callable[[dict[str, Any]], Coroutine[Any, Any, UpstreamResponse]]
+
+
+class Guard(Protocol):
+    """Runs a request's work, or stops it when the client goes away (`DisconnectWatch.guard`)."""
+
+    async def __call__(self, work: Coroutine[Any, Any, T]) -> T: ...
 
 
 @dataclass

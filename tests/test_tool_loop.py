@@ -11,6 +11,7 @@ from typing import Any
 import httpx
 
 from proxy.core.tools.rounds import ToolRounds
+from proxy.surfaces.chat_tool_format import CHAT_TOOL_FORMAT
 from proxy.surfaces.chat_tool_loop import CHAT_TOOL_LOOP
 from proxy.tool_loop import ToolLoop
 from proxy.upstream.client import UpstreamResponse
@@ -114,4 +115,5 @@ def test_a_mixed_answer_shows_the_client_only_its_own_calls():
     calls = json.loads(response.body)["choices"][0]["message"]["tool_calls"]
     assert [c["id"] for c in calls] == ["c1"] and upstream.sent == []
     assert rounds.mixed is not None and rounds.mixed.client_call_ids == ("c1",)
-    assert [c["function"]["name"] for c in rounds.mixed.assistant["tool_calls"]] == ["read_skill_file", "get_weather"]
+    assistant = CHAT_TOOL_FORMAT.mixed_call(rounds.mixed).assistant
+    assert [c["function"]["name"] for c in assistant["tool_calls"]] == ["read_skill_file", "get_weather"]

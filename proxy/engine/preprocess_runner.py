@@ -19,10 +19,11 @@ from typing import Any, Protocol
 import structlog
 
 from proxy.core.catalog.catalog import Catalog
-from proxy.core.turns.records import MixedCall, TurnRecord
-from proxy.core.turns.preprocess_result import Preprocessed
-from proxy.core.turns.request_options import RequestOptions
 from proxy.core.tools.rounds import ToolRunner
+from proxy.core.turns.preprocess_result import Preprocessed
+from proxy.core.turns.records import MixedCall, TurnRecord
+from proxy.core.turns.request_options import RequestOptions
+from proxy.engine.live_catalog import LiveCatalog
 from proxy.logs.timing import ms_since
 from proxy.request_record import RequestRecord
 
@@ -30,6 +31,12 @@ log = structlog.get_logger("proxy.preprocess")
 
 
 class ChatPreprocessor(Protocol):
+    @property
+    def live(self) -> LiveCatalog | None:
+        """The catalog the engine serves and watches (metrics count its skills and reloads); None for an
+        engine without one."""
+        ...
+
     def preprocess(self, body: dict[str, Any], options: RequestOptions | None = None) -> Preprocessed:
         """The rewritten messages for a chat request (sync, CPU-bound; may raise or be slow)."""
         ...
@@ -52,7 +59,7 @@ class ChatPreprocessor(Protocol):
 
     def record_tool_exchange(self, anchor: tuple[str, TurnRecord], exchange: list[dict[str, Any]],
                              mixed: MixedCall | None) -> None:
-        """Keep a request's tool rounds so the next request can replay them."""
+        """Keep a request's tool rounds so the next request can replay them, in the surface's wire form."""
         ...
 
     def startup_summary(self) -> dict[str, Any]:
@@ -87,7 +94,7 @@ async def run_preprocessor(engine: ChatPreprocessor, body: dict[str, Any], timeo
     except TimeoutError:
         record.fallback = "timeout"
         reason = f"scan timeout: preprocessing took longer than scan_timeout={timeout}s"
-    except Exception as exc:  # noqa: BLE001 - the preprocessor must never fail the request
+    except Exception as exc:  # the preprocessor must never fail the request (logged with its traceback)
         record.fallback = "error"
         reason = f"routing error: {type(exc).__name__}: {exc}"
         log.warning("preprocess_error", error_type=type(exc).__name__, exc_info=exc)

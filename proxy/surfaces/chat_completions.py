@@ -27,22 +27,22 @@ from fastapi import Request, Response
 from fastapi.responses import JSONResponse
 
 from proxy.core import json_codec
-from proxy.core.turns.preprocess_result import Preprocessed
-from proxy.core.turns.modes import SkillsMode, TurnMode
-from proxy.core.turns.request_options import RequestOptions
-from proxy.inspect.request_view import chat_turn
-from proxy.core.tools.skill_tools import tool_definitions
-from proxy.core.tools.calls import add_tools
-from proxy.core.tools.tool_mode import ToolMode, rejects_tools, tool_mode_for
 from proxy.core.tools.rounds import ToolRounds
-from proxy.errors import normalise_error
-from proxy.relay.forwarding import Forwarder, streaming_response
-from proxy.middleware import DisconnectWatch
+from proxy.core.tools.skill_tools import tool_definitions
+from proxy.core.tools.tool_mode import ToolMode, rejects_tools, tool_mode_for
+from proxy.core.turns.modes import SkillsMode, TurnMode
+from proxy.core.turns.preprocess_result import Preprocessed
+from proxy.core.turns.request_options import RequestOptions
 from proxy.engine.preprocess_runner import ChatPreprocessor, log_decision_events, run_preprocessor
+from proxy.errors import normalise_error
+from proxy.inspect.request_view import chat_turn
+from proxy.middleware import DisconnectWatch
+from proxy.relay.forwarding import Forwarder, streaming_response
 from proxy.request_body import parse_chat_body, read_body, skills_options
 from proxy.request_record import RequestRecord, request_record
 from proxy.settings import Settings
 from proxy.surfaces.chat_messages import read_messages
+from proxy.surfaces.chat_tool_format import CHAT_TOOL_FORMAT
 from proxy.surfaces.chat_tool_loop import CHAT_TOOL_LOOP
 from proxy.tool_loop import ToolLoop
 from proxy.upstream.client import UpstreamResponse
@@ -109,7 +109,7 @@ class ChatCompletions:
         runner = self.engine.skill_tools(options) if wanted else None
         if runner is None:
             return body, None
-        with_tools, added = add_tools(body, self.tool_definitions)
+        with_tools, added = CHAT_TOOL_FORMAT.add_tools(body, self.tool_definitions)
         return (with_tools, (runner, added)) if added else (body, None)
 
     async def _answer_refusal(self, request: Request, body: dict[str, Any], options: RequestOptions,
@@ -132,7 +132,7 @@ class ChatCompletions:
         def finish(rounds: ToolRounds) -> None:
             record.tool_rounds, record.tool_calls = rounds.rounds, rounds.calls
             if result.anchor is not None and (rounds.exchange or rounds.mixed is not None):
-                self.engine.record_tool_exchange(result.anchor, rounds.exchange, rounds.mixed)
+                self.engine.record_tool_exchange(result.anchor, *CHAT_TOOL_FORMAT.recorded(rounds))
             if rounds.rounds:
                 log.info("tool_loop", rounds=rounds.rounds, calls=rounds.calls, mixed=rounds.mixed is not None,
                          capped=rounds.capped)

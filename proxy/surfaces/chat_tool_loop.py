@@ -5,9 +5,10 @@ A non-streamed answer is a JSON object whose `choices[0].message.tool_calls`
 are the model's calls; the client's copy of a mixed answer keeps only the
 client's calls; after rounds the final body carries the first round's `id`
 and `usage` summed over the rounds, and with no round it is the upstream's
-own bytes. A streamed answer is read as SSE events by `StreamRound`
-(deltas reassembled, the proxy's calls held back), and ends with the held
-chunks and one `[DONE]`.
+own bytes. The next round's request is `ChatToolFormat`'s: the exchange
+written as Chat messages. A streamed answer is read as SSE events by
+`StreamRound` (deltas reassembled, the proxy's calls held back), and ends
+with the held chunks and one `[DONE]`.
 
 What must not: decide whether the loop goes on, run tools, or send requests.
 """
@@ -19,25 +20,25 @@ from typing import Any
 
 from fastapi.responses import JSONResponse, Response
 
-from proxy.core.tools.calls import calls_in_message, function_name
+from proxy.core.sse import DONE_FRAME
 from proxy.core.tools.rounds import ToolRounds
 from proxy.errors import ProxyError, completion_object, sse_error_frame
 from proxy.relay.streaming import EventBuffer
-from proxy.core.sse import DONE_FRAME
-from proxy.surfaces.chat_stream_round import (RoundOutcome, StreamRound, closing_chunks, continuing_chunks,
-                                              iter_events)
+from proxy.surfaces.chat_stream_round import RoundOutcome, StreamRound, closing_chunks, continuing_chunks, iter_events
+from proxy.surfaces.chat_tool_format import CHAT_TOOL_FORMAT, function_name
 from proxy.tool_loop import Completion
 from proxy.upstream.client import UpstreamResponse
 
 
 class ChatToolLoopWire:
     def next_request(self, base: dict[str, Any], rounds: ToolRounds) -> dict[str, Any]:
-        return rounds.request(base)
+        return CHAT_TOOL_FORMAT.next_request(base, rounds)
 
     def read_completion(self, answer: UpstreamResponse, raw: bytes) -> Completion:
         data = completion_object(answer.url, answer.status, answer.content_type, raw)
         message = _first_message(data)
-        return Completion(data, calls_in_message(message), message.get("content"), data.get("id"), data.get("usage"))
+        calls = CHAT_TOOL_FORMAT.calls_in_message(message)
+        return Completion(data, calls, message.get("content"), data.get("id"), data.get("usage"))
 
     def withdraw_calls(self, completion: Completion, names: frozenset[str]) -> None:
         """The answer the client gets keeps only calls not named in `names`."""

@@ -31,6 +31,8 @@ def prepend_to_last_user(messages: list[Any], text: str) -> list[Any]:
 class MarkerEngine:
     """Prepends MARKER to the last user message and reports a routed `demo` skill."""
 
+    live = None  # no catalog: the metrics have no skills gauge
+
     def __init__(self) -> None:
         self.seen: list[dict[str, Any]] = []
 

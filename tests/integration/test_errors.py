@@ -132,6 +132,8 @@ def test_unknown_paths_get_an_openai_shaped_404(proxy, upstream):
 
 def test_an_unexpected_bug_is_a_500_without_traceback(start_proxy, upstream):
     class Broken:
+        live = None
+
         def preprocess(self, body, options=None):
             raise RuntimeError("x")
 

@@ -27,7 +27,8 @@ class MixedCall:
     The client got `assistant` without the proxy's calls. When that copy comes
     back (its tool-call ids are `client_call_ids`), the replay puts the whole
     `assistant` and the proxy's `results` in its place, so the model sees what
-    it really asked for and what it got.
+    it really asked for and what it got. `assistant` and `results` are wire
+    objects, written by the surface from the tool loop's neutral `MixedRound`.
     """
 
     assistant: Any

@@ -1,51 +1,15 @@
-"""Adding our tools, splitting calls, the exchange messages, summing usage, choosing the tool mode."""
+"""Splitting calls, the rounds as neutral values, summing usage, choosing the tool mode."""
 
 from __future__ import annotations
 
 import itertools
+from typing import ClassVar
 
 import pytest
 
-from proxy.core.tools.calls import (ToolCall, add_tools, add_usage, assistant_message, calls_in_message, remove_tools,
-                                   split_calls, tool_message, with_own_ids)
+from proxy.core.tools.calls import ToolCall, add_usage, split_calls, with_own_ids
+from proxy.core.tools.rounds import CallResult, ToolRound, ToolRounds
 from proxy.core.tools.tool_mode import rejects_tools, tool_mode_for
-from proxy.core.tools.rounds import ToolRounds
-
-
-def tool(name: str, description: str = "") -> dict:
-    return {"type": "function", "function": {"name": name, "description": description, "parameters": {}}}
-
-
-OURS = [tool("list_skills"), tool("read_skill_file"), tool("list_skill_files")]
-
-
-def test_our_tools_go_after_the_clients_and_a_clash_is_the_clients():
-    body = {"messages": [], "tools": [tool("get_weather"), tool("read_skill_file", "client's")]}
-    added, names = add_tools(body, OURS)
-    assert [t["function"]["name"] for t in added["tools"]] == ["get_weather", "read_skill_file", "list_skills",
-                                                               "list_skill_files"]
-    assert added["tools"][1]["function"]["description"] == "client's"
-    assert names == frozenset({"list_skills", "list_skill_files"})
-    assert body["tools"] == [tool("get_weather"), tool("read_skill_file", "client's")], "not mutated"
-
-
-def test_no_tools_added_when_every_name_is_taken():
-    body = {"tools": OURS}
-    assert add_tools(body, OURS) == (body, frozenset())
-
-
-def test_removing_our_tools_drops_tools_and_tool_choice_when_none_is_left():
-    body, names = add_tools({"messages": [], "tool_choice": "auto"}, OURS)
-    assert remove_tools(body, names) == {"messages": []}
-    with_client = add_tools({"tools": [tool("x")], "tool_choice": "auto"}, OURS)[0]
-    assert remove_tools(with_client, names) == {"tools": [tool("x")], "tool_choice": "auto"}
-
-
-def test_calls_in_a_message_in_order_with_object_arguments_as_json():
-    message = {"tool_calls": [{"id": "a", "function": {"name": "f", "arguments": {"x": 1}}},
-                              {"id": "b", "function": {"name": "g", "arguments": "{}"}}, "junk"]}
-    assert calls_in_message(message) == [ToolCall("a", "f", '{"x": 1}', 0), ToolCall("b", "g", "{}", 1)]
-    assert calls_in_message({"content": "hi"}) == [] and calls_in_message(None) == []
 
 
 def test_split_and_own_ids():
@@ -54,13 +18,6 @@ def test_split_and_own_ids():
     assert [c.id for c in mine] == ["c0"] and [c.id for c in theirs] == ["c1"]
     counter = itertools.count()
     assert [c.id for c in with_own_ids(mine * 2, lambda: f"skp_{next(counter)}")] == ["skp_0", "skp_1"]
-
-
-def test_exchange_messages():
-    call = ToolCall("skp_1", "read_skill_file", '{"skill":"a"}')
-    assert assistant_message("", [call]) == {"role": "assistant", "content": None, "tool_calls": [
-        {"id": "skp_1", "type": "function", "function": {"name": "read_skill_file", "arguments": '{"skill":"a"}'}}]}
-    assert tool_message(call, "text") == {"role": "tool", "tool_call_id": "skp_1", "content": "text"}
 
 
 def test_usage_is_summed_field_by_field_including_details():
@@ -107,24 +64,33 @@ class _Tools:
     def call(self, name, arguments):
         class Result:
             content = f"{name}:{arguments}"
-            event = {"tool": name, "ok": True}
+            event: ClassVar[dict[str, object]] = {"tool": name, "ok": True}
         return Result()
 
 
-def test_tool_rounds_run_records_and_withdraws_our_tools_at_the_cap():
+def test_a_round_runs_our_calls_under_our_ids_and_keeps_text_calls_and_results():
     ids = itertools.count()
-    rounds = ToolRounds(_Tools(), frozenset({"list_skills"}), 1, lambda: f"skp_{next(ids)}")
-    base = {"messages": [{"role": "user", "content": "q"}], "tools": [tool("list_skills")]}
+    rounds = ToolRounds(_Tools(), frozenset({"list_skills"}), 2, lambda: f"skp_{next(ids)}")
     events = rounds.run("thinking", [ToolCall("call_0", "list_skills", "{}")])
     assert events == [{"event": "skill_tool_call", "round": 1, "call_id": "skp_0", "tool": "list_skills", "ok": True}]
-    assert rounds.exchange[1] == {"role": "tool", "tool_call_id": "skp_0", "content": "list_skills:{}"}
-    assert rounds.capped and "tools" not in rounds.request(base)
-    assert rounds.request(base)["messages"] == base["messages"] + rounds.exchange
+    own = ToolCall("skp_0", "list_skills", "{}")
+    assert rounds.exchange == [ToolRound("thinking", (own,), (CallResult(own, "list_skills:{}"),))]
+    assert (rounds.rounds, rounds.calls, rounds.capped, rounds.mixed) == (1, 1, False, None)
 
 
-def test_a_mixed_answer_keeps_the_models_call_order():
+def test_rounds_are_capped_once_the_last_allowed_round_ran():
+    rounds = ToolRounds(_Tools(), frozenset({"list_skills"}), 2, lambda: "skp")
+    rounds.run(None, [ToolCall("c0", "list_skills", "{}")])
+    assert not rounds.capped
+    rounds.run(None, [ToolCall("c0", "list_skills", "{}"), ToolCall("c1", "list_skills", "{}")])
+    assert rounds.capped and (rounds.rounds, rounds.calls) == (2, 3)
+
+
+def test_a_mixed_answer_keeps_the_models_call_order_and_only_our_results():
     rounds = ToolRounds(_Tools(), frozenset({"list_skills"}), 6, lambda: "skp")
     theirs = ToolCall("c0", "get_weather", "{}", 0)
     rounds.run_mixed(None, [ToolCall("c1", "list_skills", "{}", 1)], [theirs])
-    assert [c["id"] for c in rounds.mixed.assistant["tool_calls"]] == ["c0", "skp"]
-    assert rounds.mixed.client_call_ids == ("c0",) and rounds.exchange == []
+    assert rounds.mixed is not None and rounds.exchange == []
+    assert [c.id for c in rounds.mixed.answer.calls] == ["c0", "skp"]
+    assert [r.call.id for r in rounds.mixed.answer.results] == ["skp"]
+    assert rounds.mixed.client_call_ids == ("c0",) and rounds.rounds == 1
