@@ -9,8 +9,8 @@ choices: `displayPath` is the skill folder relative to its root's parent
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from proxy.core.catalog.skill import Skill
 

@@ -31,7 +31,8 @@ def run(args: argparse.Namespace) -> int:
 
 def load_cases(path: str) -> list[dict[str, Any]]:
     try:
-        lines = open(path, encoding="utf-8").read().splitlines()
+        with open(path, encoding="utf-8") as cases_file:
+            lines = cases_file.read().splitlines()
     except OSError as exc:
         raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
     cases = []

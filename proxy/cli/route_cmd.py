@@ -9,10 +9,10 @@ from typing import Any
 from proxy.cli.common import UsageError, add_catalog_arguments, run_reporting_usage_errors, settings_from_args
 from proxy.core import json_codec
 from proxy.core.catalog.catalog import load_catalog
-from proxy.core.turns.modes import TurnMode
-from proxy.core.turns.turn_text import SEPARATOR
 from proxy.core.routing.router import RouteCandidate, SkillRouter
+from proxy.core.turns.modes import TurnMode
 from proxy.core.turns.turn_decision import SkillContext, TurnOutcome, decide_turn
+from proxy.core.turns.turn_text import SEPARATOR
 from proxy.engine.skill_engine import preprocess_config
 from proxy.surfaces.chat_messages import CHAT_MESSAGES
 

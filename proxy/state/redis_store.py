@@ -35,8 +35,8 @@ import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from proxy.core.turns.records import TurnRecord, TurnRecordReader
 from proxy.core.turns.record_json import decode_record, encode_record
+from proxy.core.turns.records import TurnRecord, TurnRecordReader
 from proxy.settings import Settings, SettingsError
 from proxy.state.health import StoreHealth
 from proxy.state.memory_store import MemoryTurnStore

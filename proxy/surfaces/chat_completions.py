@@ -27,18 +27,18 @@ from fastapi import Request, Response
 from fastapi.responses import JSONResponse
 
 from proxy.core import json_codec
-from proxy.core.turns.preprocess_result import Preprocessed
-from proxy.core.turns.modes import SkillsMode, TurnMode
-from proxy.core.turns.request_options import RequestOptions
-from proxy.inspect.request_view import chat_turn
-from proxy.core.tools.skill_tools import tool_definitions
 from proxy.core.tools.calls import add_tools
-from proxy.core.tools.tool_mode import ToolMode, rejects_tools, tool_mode_for
 from proxy.core.tools.rounds import ToolRounds
-from proxy.errors import normalise_error
-from proxy.relay.forwarding import Forwarder, streaming_response
-from proxy.middleware import DisconnectWatch
+from proxy.core.tools.skill_tools import tool_definitions
+from proxy.core.tools.tool_mode import ToolMode, rejects_tools, tool_mode_for
+from proxy.core.turns.modes import SkillsMode, TurnMode
+from proxy.core.turns.preprocess_result import Preprocessed
+from proxy.core.turns.request_options import RequestOptions
 from proxy.engine.preprocess_runner import ChatPreprocessor, log_decision_events, run_preprocessor
+from proxy.errors import normalise_error
+from proxy.inspect.request_view import chat_turn
+from proxy.middleware import DisconnectWatch
+from proxy.relay.forwarding import Forwarder, streaming_response
 from proxy.request_body import parse_chat_body, read_body, skills_options
 from proxy.request_record import RequestRecord, request_record
 from proxy.settings import Settings

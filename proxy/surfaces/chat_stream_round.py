@@ -32,7 +32,6 @@ from proxy.core.sse import DONE_FRAME, EVENT_END
 from proxy.core.tools.calls import ToolCall, add_usage
 
 
-
 def iter_events(data: bytes) -> Iterator[bytes]:
     """Each whole SSE event in `data` (which holds only whole events), terminator included."""
     start = 0
@@ -130,7 +129,7 @@ class StreamRound:
             chunk["id"] = self.response_id
             changed = True
         choices = _choices(chunk)
-        changed = any([self._choice(choice) for choice in choices]) or changed
+        changed = any([self._choice(choice) for choice in choices]) or changed  # noqa: C419 - every choice is rewritten; a generator would stop at the first
         if not choices and self._usage is not None and "usage" in chunk:
             self._held.append((chunk, raw, changed))
             return b""

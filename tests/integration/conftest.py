@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -30,8 +31,8 @@ from proxy.settings import Settings
 
 from .engines import MarkerEngine, real_engine
 from .fake_upstream import FakeUpstream
+from .redis_server import RedisServer
 from .servers import ServerThread
-
 
 TEST_API_KEY = "sk-skillproxy-test-proxy-key-6c1d0e9b"
 TEST_UPSTREAM_KEY = "sk-skillproxy-test-upstream-key-a83f42d7"
@@ -125,6 +126,14 @@ def start_proxy(upstream: FakeUpstream, logs: LogCapture) -> Iterator[Callable[.
             return RunningProxy(server.url, settings, engine)
 
         yield start
+
+
+@pytest.fixture
+def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
+    """A real redis-server without a password, stopped at teardown."""
+    server = RedisServer(tmp_path).start()
+    yield server
+    server.stop()
 
 
 @pytest.fixture

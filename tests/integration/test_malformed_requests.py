@@ -25,9 +25,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from proxy.app import create_app
-from proxy.core.turns.turn_text import SEPARATOR
 from proxy.core.routing.query import HEAD_CHARS, TAIL_CHARS
 from proxy.core.tools.calls import function_name
+from proxy.core.turns.turn_text import SEPARATOR
 from proxy.errors import ProxyError
 from proxy.logs.setup import configure_logging
 from proxy.request_body import parse_chat_body

@@ -60,7 +60,7 @@ def test_no_route_gets_the_no_route_reminder_and_stream_works(running, upstream)
     client = client_for(running)
     stream = client.chat.completions.create(model="sse", stream=True,
                                             messages=[{"role": "user", "content": "tell me a joke about cats"}])
-    chunks = [c for c in stream]
+    chunks = list(stream)
     assert "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
     assert last_user(upstream.last()).startswith('<skills_runtime_reminder reason="no confident skill route">')
 

@@ -181,7 +181,7 @@ CHUNK = _shaped(["id", "object", "choices", "usage", "error"],
                 st.lists(CHOICE | JSON, max_size=3) | _shaped(["prompt_tokens", "total_tokens"], JSON) | JSON)
 RAW_EVENT = st.one_of(
     CHUNK.map(lambda chunk: b"data: " + json.dumps(chunk).encode() + b"\n\n"),
-    st.sampled_from(UNREADABLE + [DONE, b": ping\n\n", b"\r\n\r\n"]),
+    st.sampled_from([*UNREADABLE, DONE, b": ping\n\n", b"\r\n\r\n"]),
     st.binary(max_size=40).map(lambda junk: junk + b"\n\n"),
 )
 

@@ -9,7 +9,8 @@ text → decision with `.selected` and `.candidates` (each with `.skill.name` an
 from __future__ import annotations
 
 import time
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 Case = Mapping[str, Any]
 Clock = Callable[[], float]
@@ -34,7 +35,10 @@ def _outcome(case: Case, decision: Any) -> dict[str, Any]:
 def _rates(outcomes: Sequence[dict[str, Any]]) -> dict[str, float | None]:
     positives = [o for o in outcomes if o["positive"]]
     negatives = [o for o in outcomes if not o["positive"]]
-    share = lambda items, key: (sum(o[key] for o in items) / len(items)) if items else None  # noqa: E731
+
+    def share(items: Sequence[dict[str, Any]], key: str) -> float | None:
+        return (sum(o[key] for o in items) / len(items)) if items else None
+
     return {
         "top1": share(positives, "top1"),
         "top3": share(positives, "top3"),
@@ -76,7 +80,7 @@ def evaluate(cases: Iterable[Case], route: Callable[[str], Any], clock: Clock = 
         if outcome["false_route"] or (outcome["positive"] and not outcome["top1"]):
             misses.append(_miss(case, decision, outcome))
     by_lang = {
-        lang: _rates([o for o, l in zip(outcomes, langs) if l == lang]) for lang in sorted(set(langs))
+        lang: _rates([o for o, case_lang in zip(outcomes, langs) if case_lang == lang]) for lang in sorted(set(langs))
     }
     return {
         **_rates(outcomes),

@@ -133,7 +133,7 @@ def body_text(body: str) -> BodyText:
     for i, part in enumerate(parts):
         if i in skip or not part.title:
             continue
-        if _USE.search(part.title) or _NOT.search(part.title) and re.search(r"\buse\b", part.title, re.I):
+        if _USE.search(part.title) or (_NOT.search(part.title) and re.search(r"\buse\b", part.title, re.I)):
             tree = _subtree(parts, i)
             skip.update(range(i, i + len(tree)))
             if _NOT.search(part.title):

@@ -14,13 +14,14 @@ What it must not know: HTTP, logging, how a decision is injected into a request.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal, NamedTuple, Sequence
+from typing import Literal, NamedTuple
 
+from proxy.core.catalog.skill import Skill
 from proxy.core.routing.evidence import Evidence, Query, evidence, name_mentions, raw_scores, shortlist
 from proxy.core.routing.query import QueryTerm, cap_text, query_terms, warm_lexicon
 from proxy.core.routing.term_index import RoutingIndex, build_index
-from proxy.core.catalog.skill import Skill
 
 Confidence = Literal["high", "medium", "low"]
 

@@ -21,15 +21,15 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
+from collections.abc import Iterator, KeysView, Mapping, Sequence
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from types import MappingProxyType
-from typing import Iterator, KeysView, Mapping, NamedTuple, Sequence
+from typing import NamedTuple
 
-from proxy.core.routing.fields import split_redirects
-from proxy.core.routing.terms import (FIELD_BITS, FieldCounts, SkillTerms, field_names,
-                                      referred_counts, skill_terms)
 from proxy.core.catalog.skill import Skill
+from proxy.core.routing.fields import split_redirects
+from proxy.core.routing.terms import FIELD_BITS, FieldCounts, SkillTerms, field_names, referred_counts, skill_terms
 from proxy.core.routing.tokens import normalize
 
 FIELD_WEIGHTS: Mapping[str, float] = MappingProxyType(

@@ -13,8 +13,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from proxy.core.turns.activation import ActivationRequest
 from proxy.core.routing.router import RouteCandidate, RouteDecision
+from proxy.core.turns.activation import ActivationRequest
 
 PREVIEW_CHARS = 180
 

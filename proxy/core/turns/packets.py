@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from proxy.core.turns.activation import Activation, ActivationRequest
 from proxy.core.routing.router import RouteCandidate
 from proxy.core.tools.tool_mode import ToolMode
+from proxy.core.turns.activation import Activation, ActivationRequest
 
 PACKET_SOURCE = "skillproxy"
 REASON_NO_ROUTE = "no confident skill route"

@@ -16,13 +16,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from proxy.core.tools.tool_mode import ToolMode
 from proxy.core.turns.context_modes import FORK, forked
 from proxy.core.turns.conversation import Conversation, Turn
+from proxy.core.turns.modes import TurnMode
 from proxy.core.turns.packets import REASON_FALLBACK, reminder
 from proxy.core.turns.preprocess_result import Preprocessed
-from proxy.core.turns.modes import TurnMode
 from proxy.core.turns.records import MixedCall, TurnRecord, TurnRecordReader, turn_keys
-from proxy.core.tools.tool_mode import ToolMode
 from proxy.core.turns.skills_index import IndexPlacement
 from proxy.core.turns.turn_decision import LastFullInjection, PreprocessConfig, SkillContext, TurnOutcome, decide_turn
 from proxy.core.turns.turn_text import prepend_block

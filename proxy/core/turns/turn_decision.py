@@ -12,20 +12,27 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from proxy.core.turns.activation import ActivationRequest, find_activations, substitute_arguments
 from proxy.core.catalog.catalog import Catalog
-from proxy.core.turns.records import TurnRecord
-from proxy.core.turns.modes import SkillsIndexMode, TurnMode
-from proxy.core.tools.tool_mode import ToolMode
-from proxy.core.turns.decision_events import activation_events, route_events
-from proxy.core.turns.conversation import Turn, TurnWire
-from proxy.core.turns.turn_text import prepend_block, replace_text, routing_text
-from proxy.core.turns.packets import (REASON_NO_ROUTE, REASON_UNCHANGED, Expansion, explicit_text, invocation_packet,
-                                reminder, routed_injection)
-from proxy.core.routing.router import RouteCandidate, RouteDecision, SkillRouter, select
-from proxy.core.turns.context_modes import context_mode, model_override
 from proxy.core.catalog.files import DEFAULT_MAX_FILE_BYTES, read_skill_body
 from proxy.core.catalog.scope import SkillScope
+from proxy.core.routing.router import RouteCandidate, RouteDecision, SkillRouter, select
+from proxy.core.tools.tool_mode import ToolMode
+from proxy.core.turns.activation import ActivationRequest, find_activations, substitute_arguments
+from proxy.core.turns.context_modes import context_mode, model_override
+from proxy.core.turns.conversation import Turn, TurnWire
+from proxy.core.turns.decision_events import activation_events, route_events
+from proxy.core.turns.modes import SkillsIndexMode, TurnMode
+from proxy.core.turns.packets import (
+    REASON_NO_ROUTE,
+    REASON_UNCHANGED,
+    Expansion,
+    explicit_text,
+    invocation_packet,
+    reminder,
+    routed_injection,
+)
+from proxy.core.turns.records import TurnRecord
+from proxy.core.turns.turn_text import prepend_block, replace_text, routing_text
 
 
 @dataclass(frozen=True)

@@ -22,8 +22,9 @@ import json
 import re
 import sys
 import zlib
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator, TextIO
+from typing import TextIO
 
 # A line counts as an error if it matches this (case-insensitive), unless
 # --pattern overrides it.

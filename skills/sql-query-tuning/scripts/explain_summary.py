@@ -23,8 +23,9 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any
 
 
 class PlanError(Exception):
@@ -37,7 +38,7 @@ class Node:
     depth: int
     raw: dict[str, Any]
     under_limit: bool
-    children: list["Node"] = field(default_factory=list)
+    children: list[Node] = field(default_factory=list)
 
     @property
     def node_type(self) -> str:

@@ -1,7 +1,13 @@
 import time
 
-from proxy.core.catalog.frontmatter import (MAX_FRONTMATTER_LINES, first_paragraph, heading_text, headings, lenient_fields,
-                                    parse_skill_text)
+from proxy.core.catalog.frontmatter import (
+    MAX_FRONTMATTER_LINES,
+    first_paragraph,
+    heading_text,
+    headings,
+    lenient_fields,
+    parse_skill_text,
+)
 
 
 def rules(parsed):

@@ -1,9 +1,9 @@
 import codecs
 import json
 
-from proxy.core.catalog.skill import Finding, Skill
 from proxy.core.catalog.files import looks_binary, read_capped
 from proxy.core.catalog.loader import MAX_FINDING_CHARS, MAX_FINDINGS_PER_RULE, MAX_KEPT_DESCRIPTION_CHARS, load_skill
+from proxy.core.catalog.skill import Finding, Skill
 
 
 def rules(skill):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from proxy.core.catalog.skill import Skill
 from proxy.core.routing.query import query_terms
 from proxy.core.routing.term_index import build_index
-from proxy.core.catalog.skill import Skill
 from proxy.core.routing.tokens import stem
 
 

@@ -3,13 +3,23 @@
 from __future__ import annotations
 
 import itertools
+from typing import ClassVar
 
 import pytest
 
-from proxy.core.tools.calls import (ToolCall, add_tools, add_usage, assistant_message, calls_in_message, remove_tools,
-                                   split_calls, tool_message, with_own_ids)
-from proxy.core.tools.tool_mode import rejects_tools, tool_mode_for
+from proxy.core.tools.calls import (
+    ToolCall,
+    add_tools,
+    add_usage,
+    assistant_message,
+    calls_in_message,
+    remove_tools,
+    split_calls,
+    tool_message,
+    with_own_ids,
+)
 from proxy.core.tools.rounds import ToolRounds
+from proxy.core.tools.tool_mode import rejects_tools, tool_mode_for
 
 
 def tool(name: str, description: str = "") -> dict:
@@ -107,7 +117,7 @@ class _Tools:
     def call(self, name, arguments):
         class Result:
             content = f"{name}:{arguments}"
-            event = {"tool": name, "ok": True}
+            event: ClassVar[dict[str, object]] = {"tool": name, "ok": True}
         return Result()
 
 

@@ -1,10 +1,10 @@
 import re
+from pathlib import Path
 
+from proxy.core.catalog.skill import Skill
+from proxy.core.routing.router import RouteCandidate
 from proxy.core.turns.activation import Activation, ActivationRequest
 from proxy.core.turns.packets import Expansion, explicit_text, invocation_packet, reminder, routed_injection
-from proxy.core.routing.router import RouteCandidate
-from proxy.core.catalog.skill import Skill
-from pathlib import Path
 
 PDF = Skill(name="pdf", description="Read <PDF> files & more", folder=Path("/s/pdf"), root="/s",
             location="/s/pdf/SKILL.md", has_supporting_files=True)

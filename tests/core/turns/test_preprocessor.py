@@ -3,11 +3,11 @@
 import pytest
 
 from proxy.core.turns.records import prefix_keys
-from proxy.surfaces.chat_messages import message_text
-from tests.core.turns.chat_wire import fallback, preprocess
 from proxy.core.turns.turn_decision import PreprocessConfig
 from proxy.state.memory_store import MemoryTurnStore
+from proxy.surfaces.chat_messages import message_text
 from tests.core.skill_factory import context_for, write_catalog
+from tests.core.turns.chat_wire import fallback, preprocess
 
 CONFIG = PreprocessConfig(refresh_interval=1800)
 SQL = "my SQL query is slow, how do I read the EXPLAIN plan and which index should I add"
@@ -44,7 +44,7 @@ def test_six_turn_conversation_is_prefix_stable(context):
         ("write release notes and a changelog entry from these commits", "routed"),
     ]
     history, previous_forwarded, modes = [], None, []
-    for number, (text, expected_mode) in enumerate(turns):
+    for number, (text, _expected_mode) in enumerate(turns):
         history.append(user(text))
         result = run(list(history), context, store, now=100.0 * number)
         modes.append(result.mode)

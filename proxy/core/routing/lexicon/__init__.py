@@ -13,10 +13,10 @@ read once, when this module is imported.
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from types import MappingProxyType
-from typing import Mapping, Sequence
 
 from proxy.core.routing.tokens import CJK_RUN, normalize
 
