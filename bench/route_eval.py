@@ -39,7 +39,8 @@ def table(results: dict[str, dict], langs: list[str]) -> str:
 def print_misses(result: dict, limit: int) -> None:
     for miss in result["misses"][:limit]:
         top = ", ".join(f"{n}:{s}" for n, s in miss["candidates"][:3])
-        print(f"- [{miss['lang']}] {miss['text'][:110]!r}\n    expected={miss['expected']} selected={miss['selected']} top={top}")
+        print(f"- [{miss['lang']}] {miss['text'][:110]!r}\n"
+              f"    expected={miss['expected']} selected={miss['selected']} top={top}")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -63,6 +63,6 @@ def render(report: dict[str, Any], misses: int) -> str:
         lines += ["", f"misses (first {min(misses, len(report['misses']))} of {len(report['misses'])}):"]
         for miss in report["misses"][:misses]:
             top = ", ".join(f"{n}={s}" for n, s in miss["candidates"][:3])
-            lines.append(f"  [{miss['lang']}] expected {miss['expected'] or 'nothing'}; got {miss['selected'] or 'nothing'} "
-                         f"(top: {top})  {miss['text'][:90]}")
+            lines.append(f"  [{miss['lang']}] expected {miss['expected'] or 'nothing'}; "
+                         f"got {miss['selected'] or 'nothing'} (top: {top})  {miss['text'][:90]}")
     return "\n".join(lines)

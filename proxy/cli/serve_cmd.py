@@ -60,7 +60,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"skillproxy: {exc}", file=sys.stderr)
         return 2
     print_banner(settings, summary, sys.stderr, args.workers)
-    serve = {"host": settings.host, "port": settings.port, "log_config": None, "access_log": False, "server_header": False}
+    serve = {"host": settings.host, "port": settings.port, "log_config": None, "access_log": False,
+             "server_header": False}
     if engine is not None:
         uvicorn.run(create_app(settings, engine), **serve)  # its lifespan starts the engine and closes it
         return 0

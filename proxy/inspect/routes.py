@@ -61,7 +61,8 @@ class InspectPage:
 
     async def requests(self, request: Request) -> Response:
         limit = _limit(request.query_params.get("limit"), self.history.size)
-        return json_response({"history": self._history_state(), "data": [summary(r) for r in self.history.recent(limit)]})
+        data = [summary(r) for r in self.history.recent(limit)]
+        return json_response({"history": self._history_state(), "data": data})
 
     async def request_detail(self, request_id: str) -> Response:
         kept = self.history.find(request_id)

@@ -2,7 +2,8 @@
 
 `upstream` is the fake upstream (see fake_upstream.py), cleared for each test.
 `start_proxy(engine=..., observers=..., **settings)` starts a proxy in front of it; `proxy` is
-one with the marker engine, `running` one with the real engine on skills/. `logs` reads the JSON log lines the proxy wrote.
+one with the marker engine, `running` one with the real engine on skills/. `logs` reads the JSON
+log lines the proxy wrote. `redis_server` is a real redis-server without a password.
 
 Every log a test produces is grepped at teardown (the `logs` fixture): none of
 the well-known test secrets below, and no `Bearer` followed by a value that is

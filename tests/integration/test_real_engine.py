@@ -34,7 +34,8 @@ def test_dollar_skill_reaches_the_upstream_as_a_packet(running, upstream, logs):
     sent = last_user(upstream.last())
     assert sent.startswith('<skill_invocation_packet priority="highest"')
     assert "<n>conventional-commits</n>" in sent and "<expanded_skill_instructions" in sent
-    assert sent.endswith('<task_payload for_expanded_skills="conventional-commits">\nfix token expiry in login\n</task_payload>')
+    assert sent.endswith(
+        '<task_payload for_expanded_skills="conventional-commits">\nfix token expiry in login\n</task_payload>')
     event = logs.wait_for("preprocess_activation")
     assert event["resolved_skills"] == ["conventional-commits"] and event["request_id"]
 

@@ -180,7 +180,8 @@ def _description(fields: dict[str, Any], parsed: _Parsed, problems: list[Problem
         problems.append(("field-type", f"description must be text, not {type(value).__name__}"))
     fallback = parsed.first_paragraph
     if fallback:
-        problems.append(("description-missing", "no description in frontmatter; using the first paragraph after the title"))
+        problems.append(("description-missing",
+                         "no description in frontmatter; using the first paragraph after the title"))
     return fallback
 
 

@@ -93,7 +93,8 @@ class RoutingIndex:
     by_name: Mapping[str, tuple[int, ...]]  # normalised name and folder name → skills
     name_heads: frozenset[str]  # first words of hyphenated names (`gh` of `gh-fix-ci`)
     fuzzy_vocab: Mapping[int, tuple[str, ...]]  # word length → name/folder/tag terms a typo of it could be
-    typo_cache: dict[str, str | None] = dataclass_field(default_factory=dict, compare=False, repr=False)  # filled by routing
+    # Filled by routing.
+    typo_cache: dict[str, str | None] = dataclass_field(default_factory=dict, compare=False, repr=False)
 
     def lookup(self, term: str) -> tuple[Posting, ...]:
         """Every skill holding `term`, with its weight and fields."""
@@ -143,7 +144,8 @@ def _average_lengths(all_fields: Sequence[Sequence[FieldCounts]]) -> dict[str, f
     return {field: max(totals[field] / n, 1.0) for field in FIELD_WEIGHTS}
 
 
-def _pseudo_tf(analysed: SkillTerms, referred: FieldCounts | None, avg: dict[str, float]) -> tuple[dict[str, float], Mapping[str, int]]:
+def _pseudo_tf(analysed: SkillTerms, referred: FieldCounts | None,
+               avg: dict[str, float]) -> tuple[dict[str, float], Mapping[str, int]]:
     """BM25F: length-normalised, field-weighted term frequency per term, and (as bits) where each was found.
 
     A term's frequency is summed over its fields in field order, whichever way it is computed."""
@@ -213,7 +215,8 @@ class SkillMatches(Mapping[str, Match]):
         return self._weights.keys()
 
 
-def _weigh(per_skill: Sequence[tuple[dict[str, float], Mapping[str, int]]], idf: Mapping[str, float]) -> tuple[list[SkillMatches], Postings]:
+def _weigh(per_skill: Sequence[tuple[dict[str, float], Mapping[str, int]]],
+           idf: Mapping[str, float]) -> tuple[list[SkillMatches], Postings]:
     """Per skill, term → BM25F weight and fields, and the postings of every term. Light matches
     are dropped, and a common term keeps only the skills that hold it most strongly."""
     kept: list[dict[str, float]] = []

@@ -163,7 +163,8 @@ def tokens(text: str) -> list[Token]:
 
 def phrases(text: str) -> list[str]:
     """Adjacent pairs of word terms (`landing page` → `land pag`), CJK and joiners left out."""
-    parts = [stem(w) for w in words(text) if len(w) >= 2 and not w.isdigit() and w not in STOPWORDS and w not in FOREIGN_STOPWORDS]
+    parts = [stem(w) for w in words(text)
+             if len(w) >= 2 and not w.isdigit() and w not in STOPWORDS and w not in FOREIGN_STOPWORDS]
     return [f"{a} {b}" for a, b in itertools.pairwise(parts) if a != b]
 
 

@@ -184,7 +184,8 @@ def routed_skills_block(candidates: Sequence[RouteCandidate], tool_mode: str, in
     decision = ("skillproxy's deterministic router picked these skills for this message. "
                 f"To use one, {_how_to_read(tool_mode)}. Do not browse unrelated skills unless the user asks.")
     skills = [_routed_skill(rank, c, inline_bodies.get(c.skill.name)) for rank, c in enumerate(candidates, 1)]
-    return "\n".join(["<routed_skills>", f"<routing_decision>{decision}</routing_decision>", *skills, "</routed_skills>"])
+    return "\n".join(["<routed_skills>", f"<routing_decision>{decision}</routing_decision>", *skills,
+                      "</routed_skills>"])
 
 
 def _routed_skill(rank: int, candidate: RouteCandidate, body: str | None) -> str:

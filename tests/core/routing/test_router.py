@@ -13,7 +13,8 @@ from proxy.core.routing.router import HIGH, MEDIUM, RouteCandidate, RouteDecisio
 
 def make_skill(name: str, description: str, folder: str | None = None, **extra: object) -> Skill:
     path = Path("/skills") / (folder or name)
-    return Skill(name=name, description=description, folder=path, root="/skills", location=str(path / "SKILL.md"), **extra)
+    return Skill(name=name, description=description, folder=path, root="/skills", location=str(path / "SKILL.md"),
+                 **extra)
 
 
 CATALOG = (

@@ -126,7 +126,8 @@ def test_fallback_adds_reminder_and_replays_known_turns(context):
     first = run([user(SQL)], context, store, now=0.0)
     result = fallback([user(SQL), assistant("a"), user("next")], store, now=1.0, reason="timeout")
     assert result.mode == "fallback" and result.messages[0] == first.messages[-1]
-    assert message_text(result.messages[-1]).startswith('<skills_runtime_reminder reason="scan timeout or routing error">')
+    assert message_text(result.messages[-1]).startswith(
+        '<skills_runtime_reminder reason="scan timeout or routing error">')
     assert result.events[0] == {"event": "preprocess_fallback", "reason": "timeout"}
     assert fallback(None, None, 0.0).mode == "fallback"
 
@@ -191,7 +192,8 @@ def test_an_identical_request_in_another_tool_mode_is_decided_again(context):
     inline = run([user(SQL)], context, store, now=1.0, config=replace(CONFIG, tool_mode="inline"))
     assert first.route_header != "replayed" and inline.route_header != "replayed"
     assert message_text(inline.messages[-1]) != message_text(first.messages[-1])
-    assert run([user(SQL)], context, store, now=2.0, config=replace(CONFIG, tool_mode="inline")).route_header == "replayed"
+    inline_again = run([user(SQL)], context, store, now=2.0, config=replace(CONFIG, tool_mode="inline"))
+    assert inline_again.route_header == "replayed"
 
 
 def test_fallback_replays_known_turns_and_keeps_an_anchor_for_tool_results(context):
@@ -215,7 +217,8 @@ def test_a_failed_replay_in_the_fallback_still_adds_the_reminder_and_becomes_an_
     history = [user(SQL), assistant("a"), user("next")]
     result = fallback(history, _BrokenStore(), 1.0, "timeout")
     assert result.mode == "fallback" and result.messages[:-1] == history[:-1]
-    assert message_text(result.messages[-1]).startswith('<skills_runtime_reminder reason="scan timeout or routing error">')
+    assert message_text(result.messages[-1]).startswith(
+        '<skills_runtime_reminder reason="scan timeout or routing error">')
     assert result.events == (
         {"event": "preprocess_fallback", "reason": "timeout"},
         {"event": "fallback_replay_failed", "error_type": "RuntimeError",

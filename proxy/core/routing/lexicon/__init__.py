@@ -153,7 +153,8 @@ def build_lexicon() -> Lexicon:
         parts = key.split(" ")
         if len(parts) > 1:
             heads[parts[0]] = max(heads.get(parts[0], 0), len(parts))
-    return Lexicon(MappingProxyType(words), MappingProxyType(cjk), longest, MappingProxyType(heads), MappingProxyType(stems))
+    return Lexicon(MappingProxyType(words), MappingProxyType(cjk), longest, MappingProxyType(heads),
+                   MappingProxyType(stems))
 
 
 LEXICON = build_lexicon()
