@@ -35,7 +35,7 @@ class _FrontmatterLoader(yaml.SafeLoader):
 
     def compose_node(self, parent: Any, index: Any) -> Any:
         if self.check_event(yaml.AliasEvent):
-            event = self.peek_event()
+            event = self.peek_event()  # type: ignore[no-untyped-call]  # types-PyYAML leaves it unannotated
             raise yaml.composer.ComposerError(None, None, "YAML aliases (*name) are not allowed in frontmatter",
                                               event.start_mark)
         return super().compose_node(parent, index)

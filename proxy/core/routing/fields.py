@@ -82,7 +82,8 @@ def _prose_line(line: str) -> str | None:
 def sections(body: str) -> list[Section]:
     """The body's sections in order; the text before the first heading is level 0."""
     found: list[Section] = []
-    title, level, lines, fenced = "", 0, [], False
+    title, level, fenced = "", 0, False
+    lines: list[str] = []
     for line in body.split("\n"):
         if line.lstrip().startswith(("```", "~~~")):
             fenced = not fenced

@@ -74,7 +74,7 @@ def confidence_for(score: int) -> Confidence:
 class _Scored(NamedTuple):
     """A shortlisted skill before its reasons are written (only the final candidates get them)."""
 
-    index: int
+    position: int  # the skill's place in the catalog
     score: int
     skill: Skill
     evidence: Evidence
@@ -82,7 +82,7 @@ class _Scored(NamedTuple):
     suffix: tuple[str, ...]  # penalties, last
 
     def candidate(self, query: Query, index: RoutingIndex) -> RouteCandidate:
-        found = self.evidence.reasons(query, index.features[self.index].matches)
+        found = self.evidence.reasons(query, index.features[self.position].matches)
         reasons = (*self.prefix, *found, *self.suffix)
         return RouteCandidate(self.skill, self.score, confidence_for(self.score), tuple(dict.fromkeys(reasons)))
 

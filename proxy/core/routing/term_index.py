@@ -246,7 +246,7 @@ def _capped(term: str, skills: list[int], weights: list[float], cap: int,
     return tuple(skills[k] for k in chosen), tuple(weights[k] for k in chosen)
 
 
-def _document_frequencies(per_skill: Sequence[tuple[dict[str, float], dict[str, int]]]) -> Counter[str]:
+def _document_frequencies(per_skill: Sequence[tuple[dict[str, float], Mapping[str, int]]]) -> Counter[str]:
     df: Counter[str] = Counter()
     for tfs, _ in per_skill:
         df.update(tfs.keys())

@@ -71,7 +71,7 @@ def injection_event(kind: str, reason: str, injection: str, payload: str, **extr
 
 def activation_events(request: ActivationRequest, expansions: Mapping[str, Any],
                       packet: str) -> tuple[dict[str, Any], ...]:
-    resolved = [a.skill.name for a in request.resolved]
+    resolved = [a.resolved_skill.name for a in request.resolved]
     expanded = [name for name in resolved if expansions[name].text is not None]
     activation = {
         "event": "preprocess_activation",
