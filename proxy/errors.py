@@ -237,9 +237,8 @@ def _message_and_code(data: Any, raw: bytes) -> tuple[str, Any]:
 
 
 def _type_of(data: Any) -> str | None:
-    if isinstance(data, dict) and isinstance(data.get("type"), str):
-        return data["type"]
-    return None
+    kind = data.get("type") if isinstance(data, dict) else None
+    return kind if isinstance(kind, str) else None
 
 
 def _parse_json(raw: bytes) -> Any:

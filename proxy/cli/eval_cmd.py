@@ -11,7 +11,7 @@ from proxy.core.routing.evaluation import evaluate
 from proxy.core.routing.router import SkillRouter
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser("eval", help="measure routing on labelled cases (JSONL)")
     add_catalog_arguments(parser)
     parser.add_argument("cases", metavar="CASES.jsonl", help='one {"text", "expected": [names], "lang"} per line')

@@ -17,7 +17,7 @@ from proxy.engine.skill_engine import preprocess_config
 from proxy.surfaces.chat_messages import CHAT_MESSAGES
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser("route", help="show which skills a message would activate or route to")
     add_catalog_arguments(parser)
     parser.add_argument("text", nargs="?", help="the user message")

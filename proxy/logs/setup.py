@@ -15,7 +15,7 @@ import functools
 import logging
 import re
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, MutableMapping
 from typing import IO, Any
 
 import structlog
@@ -39,7 +39,7 @@ _OUR_HANDLER = "_skillproxy_handler"
 _OUR_FILE = "_skillproxy_log_file"
 
 
-_EMPTY = (None, "", [], ())
+_EMPTY: tuple[object, ...] = (None, "", [], ())
 _ATOMS = frozenset({int, float, bool, type(None)})
 
 
@@ -137,7 +137,7 @@ def _shared_processors(redactor: SecretRedactor) -> list[Any]:
     ]
 
 
-def _event_dict(_logger: Any, _name: str, event_dict: dict[str, Any]) -> dict[str, Any]:
+def _event_dict(_logger: Any, _name: str, event_dict: MutableMapping[str, Any]) -> MutableMapping[str, Any]:
     """The last processor: the event as keyword arguments for `SinkLogger.msg`, whose sinks render it."""
     return event_dict
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 import queue
 import threading
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import redis
 from redis.backoff import NoBackoff
@@ -168,7 +168,7 @@ class RedisTurnStore(TurnStore):
             self.health.failed("get", exc)
             return [None] * len(keys)
         self.health.succeeded()
-        return list(payloads)
+        return cast("list[bytes | None]", payloads)  # the client is built without decode_responses
 
     def _write_loop(self) -> None:
         while True:

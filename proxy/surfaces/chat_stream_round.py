@@ -177,7 +177,9 @@ class StreamRound:
             return []
         slot_index = self._slot_index(part)
         slot = self._slots.setdefault(slot_index, _Slot())
-        function = part.get("function") if isinstance(part.get("function"), dict) else {}
+        function = part.get("function")
+        if not isinstance(function, dict):
+            function = {}
         slot.id = slot.id or str(part.get("id") or "")
         slot.name = slot.name or str(function.get("name") or "")
         arguments = function.get("arguments")
