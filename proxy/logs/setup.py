@@ -117,7 +117,9 @@ def configure_logging(settings: Settings, stream: IO[str] | None = None) -> None
     )
     sinks = [(_renderer(settings.log_format, stream), stream)]
     if settings.log_file:
-        sinks.append((json_line, open(settings.log_file, "a", encoding="utf-8")))  # noqa: SIM115 - open while it is a sink
+        # Open for as long as it is a sink: replacing the sinks closes it (below).
+        log_file = open(settings.log_file, "a", encoding="utf-8")  # noqa: SIM115 - outlives this call
+        sinks.append((json_line, log_file))
     for unused in SINKS.replace(sinks):
         if getattr(unused, _OUR_FILE, False):
             unused.close()

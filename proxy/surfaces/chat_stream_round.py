@@ -129,7 +129,8 @@ class StreamRound:
             chunk["id"] = self.response_id
             changed = True
         choices = _choices(chunk)
-        changed = any([self._choice(choice) for choice in choices]) or changed  # noqa: C419 - every choice is rewritten; a generator would stop at the first
+        rewritten = [self._choice(choice) for choice in choices]  # every choice, not up to the first changed one
+        changed = any(rewritten) or changed
         if not choices and self._usage is not None and "usage" in chunk:
             self._held.append((chunk, raw, changed))
             return b""

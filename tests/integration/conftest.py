@@ -99,7 +99,7 @@ def _fake_server() -> Iterator[tuple[FakeUpstream, str]]:
 def upstream(_fake_server: tuple[FakeUpstream, str]) -> FakeUpstream:
     app, url = _fake_server
     app.clear()
-    app.url = url  # type: ignore[attr-defined]
+    app.url = url
     app.gate = threading.Semaphore(0)
     app.gate_timeouts = 0
     return app

@@ -171,6 +171,7 @@ class FakeUpstream:
         self.gate = threading.Semaphore(0)
         self.gate_timeouts = 0
         self.delay = 0.01
+        self.url = ""  # where it listens: set by the `upstream` fixture once the server is up
 
     def clear(self) -> None:
         self.received.clear()
