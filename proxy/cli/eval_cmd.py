@@ -7,7 +7,7 @@ from typing import Any
 
 from proxy.cli.common import UsageError, add_catalog_arguments, catalog_from_args, run_reporting_usage_errors
 from proxy.core import json_codec
-from proxy.core.routing.evaluation import evaluate
+from proxy.core.routing.evaluation import EvaluationReport, evaluate
 from proxy.core.routing.router import SkillRouter
 
 
@@ -52,7 +52,7 @@ def _pct(value: float | None) -> str:
     return "   -" if value is None else f"{value:.2f}"
 
 
-def render(report: dict[str, Any], misses: int) -> str:
+def render(report: EvaluationReport, misses: int) -> str:
     lines = [f"{report['cases']} cases",
              f"top-1 {_pct(report['top1'])}   top-3 {_pct(report['top3'])}   "
              f"false routes {_pct(report['false_route_rate'])}   "

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypedDict
 
 Case = Mapping[str, Any]
 Clock = Callable[[], float]
@@ -18,11 +18,39 @@ TOP_K = 3
 MISS_CANDIDATES = 5
 
 
+class Rates(TypedDict):
+    """Shares of the cases (None when there were none to count): top-1 and top-3 of those that
+    expect a skill, false routes of those that expect none."""
+
+    top1: float | None
+    top3: float | None
+    false_route_rate: float | None
+
+
+class Miss(TypedDict):
+    """A case routed wrongly: a false route, or an expected skill not first."""
+
+    text: str
+    expected: list[str]
+    lang: str
+    selected: list[str]
+    candidates: list[tuple[str, float]]  # (name, score), best first
+    top3: bool
+
+
+class EvaluationReport(Rates):
+    by_lang: dict[str, Rates]
+    p50_ms: float
+    p99_ms: float
+    cases: int
+    misses: list[Miss]
+
+
 def _names(items: Sequence[Any]) -> list[str]:
     return [c.skill.name for c in items]
 
 
-def _outcome(case: Case, decision: Any) -> dict[str, Any]:
+def _outcome(case: Case, decision: Any) -> dict[str, bool]:
     expected = set(case.get("expected") or ())
     selected, ranked = _names(decision.selected), _names(decision.candidates)
     if not expected:
@@ -32,11 +60,11 @@ def _outcome(case: Case, decision: Any) -> dict[str, Any]:
     return {"positive": True, "false_route": False, "top1": top1, "top3": top3}
 
 
-def _rates(outcomes: Sequence[dict[str, Any]]) -> dict[str, float | None]:
+def _rates(outcomes: Sequence[Mapping[str, bool]]) -> Rates:
     positives = [o for o in outcomes if o["positive"]]
     negatives = [o for o in outcomes if not o["positive"]]
 
-    def share(items: Sequence[dict[str, Any]], key: str) -> float | None:
+    def share(items: Sequence[Mapping[str, bool]], key: str) -> float | None:
         return (sum(o[key] for o in items) / len(items)) if items else None
 
     return {
@@ -55,7 +83,7 @@ def percentile(values: Sequence[float], pct: float) -> float:
     return ordered[int(rank) - 1]
 
 
-def _miss(case: Case, decision: Any, outcome: dict[str, Any]) -> dict[str, Any]:
+def _miss(case: Case, decision: Any, outcome: Mapping[str, bool]) -> Miss:
     top = [(c.skill.name, c.score) for c in decision.candidates[:MISS_CANDIDATES]]
     return {
         "text": case["text"],
@@ -67,9 +95,12 @@ def _miss(case: Case, decision: Any, outcome: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def evaluate(cases: Iterable[Case], route: Callable[[str], Any], clock: Clock = time.perf_counter) -> dict[str, Any]:
+def evaluate(cases: Iterable[Case], route: Callable[[str], Any], clock: Clock = time.perf_counter) -> EvaluationReport:
     """top-1, top-3, false-route rate (overall and per language), p50/p99 ms, misses."""
-    outcomes, langs, times, misses = [], [], [], []
+    outcomes: list[dict[str, bool]] = []
+    langs: list[str] = []
+    times: list[float] = []
+    misses: list[Miss] = []
     for case in cases:
         start = clock()
         decision = route(case["text"])
