@@ -29,11 +29,11 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.corpus_skills import CORPUS, ROOT_ORDER, corpus_roots  # noqa: E402
-from proxy.core.catalog.catalog import Catalog, load_catalog  # noqa: E402
-from proxy.core.catalog.frontmatter import parse_skill_text  # noqa: E402
-from proxy.core.catalog.skill import Skill  # noqa: E402
-from proxy.core.catalog.validation import MAX_NAME_CHARS  # noqa: E402
+from bench.corpus_skills import CORPUS, ROOT_ORDER, corpus_roots
+from proxy.core.catalog.catalog import Catalog, load_catalog
+from proxy.core.catalog.frontmatter import parse_skill_text
+from proxy.core.catalog.skill import Skill
+from proxy.core.catalog.validation import MAX_NAME_CHARS
 
 BIG_SIZE = 1000
 SEED = 7

@@ -40,7 +40,7 @@ def free_port() -> int:
 
 
 def start(stack: ExitStack, args: list[str], log: Path) -> subprocess.Popen[bytes]:
-    out = stack.enter_context(open(log, "wb"))
+    out = stack.enter_context(open(log, "wb"))  # noqa: SIM115 - the ExitStack closes it
     process = subprocess.Popen([sys.executable, "-m", *args], cwd=REPO, stdout=out, stderr=subprocess.STDOUT)
     stack.callback(_stop, process)
     return process

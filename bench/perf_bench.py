@@ -49,8 +49,19 @@ from typing import Any
 import httpx
 
 from bench.load_bench import free_port, wait_ready
-from bench.perf_load import (ALTERNATE, ALWAYS, NEVER, WrkMissing, chat_body, lua_script, process_count, rss_bytes,
-                             run_wrk, stream_times, wrk_path)
+from bench.perf_load import (
+    ALTERNATE,
+    ALWAYS,
+    NEVER,
+    WrkMissing,
+    chat_body,
+    lua_script,
+    process_count,
+    rss_bytes,
+    run_wrk,
+    stream_times,
+    wrk_path,
+)
 from bench.perf_report import goals, report
 
 REPO = Path(__file__).resolve().parent.parent
@@ -83,7 +94,7 @@ def percentile(values: list[float], share: float) -> float:
 
 def spawn(stack: ExitStack, argv: list[str], log: Path, cwd: Path = REPO,
           env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
-    out = stack.enter_context(open(log, "wb"))
+    out = stack.enter_context(open(log, "wb"))  # noqa: SIM115 - the ExitStack closes it
     process = subprocess.Popen(argv, cwd=cwd, stdout=out, stderr=subprocess.STDOUT, env=env)
     stack.callback(_stop, process)
     return process

@@ -137,8 +137,10 @@ def _goal(name: str, value: float | None, target: str, limit: float, unit: str, 
         return name, NA, target, None
     if at_least:
         met = value >= limit
+    elif strict:
+        met = value < limit
     else:
-        met = value < limit if strict else value <= limit
+        met = value <= limit
     return name, _fmt(value, digits, unit), target, met
 
 

@@ -27,18 +27,19 @@ import json
 import os
 import sys
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.big_catalog import BIG_SIZE, SEED, load_big_catalog  # noqa: E402
-from bench.corpus_skills import DEV_CASES, load_cases, load_corpus_skills  # noqa: E402
-from bench.route_eval import print_misses, table  # noqa: E402
-from bench.seed003_scorer import SeedRouter  # noqa: E402
-from proxy.core.routing.evaluation import evaluate  # noqa: E402
-from proxy.core.routing.router import SkillRouter  # noqa: E402
-from proxy.core.catalog.skill import Skill  # noqa: E402
+from bench.big_catalog import BIG_SIZE, SEED, load_big_catalog
+from bench.corpus_skills import DEV_CASES, load_cases, load_corpus_skills
+from bench.route_eval import print_misses, table
+from bench.seed003_scorer import SeedRouter
+from proxy.core.catalog.skill import Skill
+from proxy.core.routing.evaluation import evaluate
+from proxy.core.routing.router import SkillRouter
 
 Factory = Callable[[Sequence[Skill]], Any]
 

@@ -15,10 +15,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.corpus_skills import DEV_CASES, load_cases, load_corpus_skills  # noqa: E402
-from bench.seed003_scorer import SeedRouter  # noqa: E402
-from proxy.core.routing.evaluation import evaluate  # noqa: E402
-from proxy.core.routing.router import SkillRouter  # noqa: E402
+from bench.corpus_skills import DEV_CASES, load_cases, load_corpus_skills
+from bench.seed003_scorer import SeedRouter
+from proxy.core.routing.evaluation import evaluate
+from proxy.core.routing.router import SkillRouter
 
 
 def _pct(value: float | None) -> str:
@@ -39,7 +39,8 @@ def table(results: dict[str, dict], langs: list[str]) -> str:
 def print_misses(result: dict, limit: int) -> None:
     for miss in result["misses"][:limit]:
         top = ", ".join(f"{n}:{s}" for n, s in miss["candidates"][:3])
-        print(f"- [{miss['lang']}] {miss['text'][:110]!r}\n    expected={miss['expected']} selected={miss['selected']} top={top}")
+        print(f"- [{miss['lang']}] {miss['text'][:110]!r}\n"
+              f"    expected={miss['expected']} selected={miss['selected']} top={top}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -54,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
         router = factory(skills)
         build = time.perf_counter() - start
         results[name] = {**evaluate(cases, router.route), "build_s": build}
-    langs = sorted({c.get("lang", "?") for c in cases}, key=lambda l: (l != "en", l))
+    langs = sorted({c.get("lang", "?") for c in cases}, key=lambda lang: (lang != "en", lang))
     print(f"{len(cases)} cases, {len(skills)} skills\n")
     print(table(results, langs))
     if args.misses:

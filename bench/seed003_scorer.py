@@ -9,15 +9,16 @@ choices: `displayPath` is the skill folder relative to its root's parent
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from proxy.core.catalog.skill import Skill
 
 HIGH_CONFIDENCE_THRESHOLD = 70
 MEDIUM_CONFIDENCE_THRESHOLD = 35
 GENERIC_TERMS = frozenset(
-    "use using make create update fix help please task work file thing stuff this that with from into your query".split()
+    "use using make create update fix help please task work file thing stuff this that with from into your "
+    "query".split()
 )
 _NON_TOKEN = re.compile(r"[^a-z0-9._-]+")
 _SPLIT = re.compile(r"[\s._/-]+")

@@ -31,22 +31,22 @@ from fastapi import FastAPI, Request, Response
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
-from proxy.surfaces.chat_completions import ChatCompletions
 from proxy.core import json_codec
+from proxy.engine.preprocess_runner import ChatPreprocessor
 from proxy.errors import ErrorCode, NotFound, UpstreamError, error_body
 from proxy.http_methods import ALL_METHODS
-from proxy.relay.forwarding import Forwarder
 from proxy.inspect.history import RequestHistory
 from proxy.inspect.routes import PAGE_PATHS, InspectPage
 from proxy.inspect.routes import register as register_inspect_page
 from proxy.metrics import Metrics
 from proxy.middleware import OPEN_PATHS, DisconnectWatch, RequestContext, RequestObserver
-from proxy.engine.preprocess_runner import ChatPreprocessor
+from proxy.relay.forwarding import Forwarder
 from proxy.request_body import CHAT_REQUEST_DOC, capped_stream, check_declared_length
 from proxy.request_record import request_id_of, request_record
 from proxy.settings import Settings
 from proxy.skills_api.routes import SkillsApi
 from proxy.skills_api.routes import register as register_skills_api
+from proxy.surfaces.chat_completions import ChatCompletions
 from proxy.upstream.client import Upstream, UpstreamResponse
 from proxy.upstream.upstreams import Upstreams
 

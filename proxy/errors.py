@@ -18,8 +18,9 @@ from __future__ import annotations
 import html
 import json
 import re
+from collections.abc import Mapping
 from enum import StrEnum
-from typing import Any
+from typing import Any, TypedDict
 
 from proxy.core import json_codec
 from proxy.core.sse import DONE_FRAME
@@ -84,7 +85,7 @@ class ProxyError(Exception):
         if code is not None:
             self.code = code
 
-    def body(self) -> dict[str, Any]:
+    def body(self) -> ErrorBody:
         return error_body(self.message, self.type, self.code)
 
 
@@ -156,7 +157,19 @@ class ClientDisconnected(Exception):
     """The client went away; nothing is sent, the request is logged with status 499."""
 
 
-def error_body(message: str, type_: str, code: Any) -> dict[str, Any]:
+class ErrorObject(TypedDict):
+    message: str
+    type: str
+    code: Any  # one of ours is an ErrorCode; an upstream's may be any JSON value, or null
+
+
+class ErrorBody(TypedDict):
+    """An error answer in the OpenAI shape: `{"error": {"message", "type", "code"}}`."""
+
+    error: ErrorObject
+
+
+def error_body(message: str, type_: str, code: Any) -> ErrorBody:
     return {"error": {"message": message, "type": type_, "code": code}}
 
 
@@ -174,8 +187,11 @@ def is_openai_error(data: Any) -> bool:
     return isinstance(data, dict) and isinstance(data.get("error"), dict) and "message" in data["error"]
 
 
-def normalise_error(status: int, raw: bytes, upstream: str) -> dict[str, Any]:
-    """The OpenAI-shaped body for an upstream error response of any shape."""
+def normalise_error(status: int, raw: bytes, upstream: str) -> Mapping[str, Any]:
+    """The OpenAI-shaped body for an upstream error response of any shape.
+
+    An upstream's own OpenAI error object passes on with every key it has (`param` too) and its
+    values as they came: hence a mapping, where our own errors are an `ErrorBody`."""
     data = _parse_json(raw)
     type_ = "invalid_request_error" if status < 500 else "upstream_error"
     if data is None and is_html(raw):
@@ -237,9 +253,8 @@ def _message_and_code(data: Any, raw: bytes) -> tuple[str, Any]:
 
 
 def _type_of(data: Any) -> str | None:
-    if isinstance(data, dict) and isinstance(data.get("type"), str):
-        return data["type"]
-    return None
+    kind = data.get("type") if isinstance(data, dict) else None
+    return kind if isinstance(kind, str) else None
 
 
 def _parse_json(raw: bytes) -> Any:

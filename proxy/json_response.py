@@ -7,6 +7,7 @@ of failing the encoding, and a value JSON has no type for is written as its
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from fastapi import Response
@@ -14,5 +15,5 @@ from fastapi import Response
 from proxy.core import json_codec
 
 
-def json_response(payload: dict[str, Any]) -> Response:
+def json_response(payload: Mapping[str, Any]) -> Response:
     return Response(json_codec.dumps(payload, default=str), media_type="application/json")

@@ -57,7 +57,7 @@ SkillCount = Callable[[], int]
 
 # Each counter would also get a `*_created` timestamp series: noise that doubles a scrape. This is a
 # process-wide switch in prometheus-client; nothing else in skillproxy uses its metrics.
-disable_created_metrics()
+disable_created_metrics()  # type: ignore[no-untyped-call]  # prometheus-client leaves it unannotated
 
 
 class Metrics:

@@ -86,7 +86,7 @@ class RequestContext:
             record.client_disconnected = True
         except ProxyError as error:
             await _send_or_abort(send, record, error)
-        except Exception as exc:  # noqa: BLE001 - never a bare 500 or a traceback to the client
+        except Exception as exc:  # never a bare 500 or a traceback to the client
             log.error("unhandled_error", error_type=type(exc).__name__, exc_info=exc)
             internal = ProxyError(f"internal proxy error ({type(exc).__name__}); "
                                   f"see the proxy log for request_id {record.request_id}")
@@ -214,7 +214,7 @@ def _observe(observe: RequestObserver, record: RequestRecord) -> None:
     """An observer's failure is logged, never the request's: the answer has gone out already."""
     try:
         observe(record)
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:  # noqa: BLE001 - whatever an observer raises, the request is done
         log.error("request_observer_failed", observer=getattr(observe, "__qualname__", repr(observe)),
                   error=repr(exc))
 

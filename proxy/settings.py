@@ -46,7 +46,8 @@ class Settings:
     port: int = 8787
     upstream: str = "http://127.0.0.1:1234/v1"
     upstream_api_key: str | None = field(default=None, repr=False)
-    upstreams: tuple[UpstreamConfig, ...] = ()  # when set, these replace `upstream`; parsed here once (see proxy.upstream.config)
+    # When set, these replace `upstream`; parsed here once (see proxy.upstream.config).
+    upstreams: tuple[UpstreamConfig, ...] = ()
     roots: tuple[str, ...] = DEFAULT_ROOTS
     enabled_skills: tuple[str, ...] | None = None
     disabled_skills: tuple[str, ...] = ()

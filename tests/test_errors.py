@@ -8,9 +8,26 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from proxy.errors import (MAX_PAGE_BYTES, MAX_PAGE_CHARS, MAX_TEXT_CHARS, BadRequest, BodyTooLarge, NotFound,
-                          ProxyError, Unauthorized, UpstreamError, UpstreamTimeout, empty_stream_error, error_bytes,
-                          html_summary, invalid_answer_error, is_html, normalise_error, readable_text, sse_error_frame)
+from proxy.errors import (
+    MAX_PAGE_BYTES,
+    MAX_PAGE_CHARS,
+    MAX_TEXT_CHARS,
+    BadRequest,
+    BodyTooLarge,
+    NotFound,
+    ProxyError,
+    Unauthorized,
+    UpstreamError,
+    UpstreamTimeout,
+    empty_stream_error,
+    error_bytes,
+    html_summary,
+    invalid_answer_error,
+    is_html,
+    normalise_error,
+    readable_text,
+    sse_error_frame,
+)
 from proxy.relay.streaming import EventBuffer
 
 URL = "http://model.test:8080/v1"

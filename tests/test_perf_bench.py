@@ -89,7 +89,7 @@ def _results(litellm: bool = True) -> dict:
 
 def test_table_carries_every_target_and_the_ratios():
     text = table(_results())
-    header, rule, *rows = text.splitlines()
+    header, _rule, *rows = text.splitlines()
     assert header.split("|")[2:-1] == [" direct ", " bare ", " skillproxy ", " LiteLLM ", " skillproxy/bare ",
                                        " skillproxy/LiteLLM "]
     assert all(row.count("|") == header.count("|") for row in rows)

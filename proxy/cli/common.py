@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 
 from proxy.core.catalog.catalog import Catalog, load_catalog
 from proxy.settings import Settings, SettingsError, load_settings
@@ -32,7 +33,7 @@ def catalog_from_args(args: argparse.Namespace) -> Catalog:
     return load_catalog(settings.roots, settings.max_skill_file_bytes)
 
 
-def run_reporting_usage_errors(command, args: argparse.Namespace) -> int:
+def run_reporting_usage_errors(command: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:
     try:
         return command(args)
     except UsageError as exc:

@@ -7,11 +7,11 @@ from typing import Any
 
 from proxy.cli.common import UsageError, add_catalog_arguments, catalog_from_args, run_reporting_usage_errors
 from proxy.core import json_codec
-from proxy.core.routing.evaluation import evaluate
+from proxy.core.routing.evaluation import EvaluationReport, evaluate
 from proxy.core.routing.router import SkillRouter
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser("eval", help="measure routing on labelled cases (JSONL)")
     add_catalog_arguments(parser)
     parser.add_argument("cases", metavar="CASES.jsonl", help='one {"text", "expected": [names], "lang"} per line')
@@ -31,7 +31,8 @@ def run(args: argparse.Namespace) -> int:
 
 def load_cases(path: str) -> list[dict[str, Any]]:
     try:
-        lines = open(path, encoding="utf-8").read().splitlines()
+        with open(path, encoding="utf-8") as cases_file:
+            lines = cases_file.read().splitlines()
     except OSError as exc:
         raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
     cases = []
@@ -51,7 +52,7 @@ def _pct(value: float | None) -> str:
     return "   -" if value is None else f"{value:.2f}"
 
 
-def render(report: dict[str, Any], misses: int) -> str:
+def render(report: EvaluationReport, misses: int) -> str:
     lines = [f"{report['cases']} cases",
              f"top-1 {_pct(report['top1'])}   top-3 {_pct(report['top3'])}   "
              f"false routes {_pct(report['false_route_rate'])}   "
@@ -62,6 +63,6 @@ def render(report: dict[str, Any], misses: int) -> str:
         lines += ["", f"misses (first {min(misses, len(report['misses']))} of {len(report['misses'])}):"]
         for miss in report["misses"][:misses]:
             top = ", ".join(f"{n}={s}" for n, s in miss["candidates"][:3])
-            lines.append(f"  [{miss['lang']}] expected {miss['expected'] or 'nothing'}; got {miss['selected'] or 'nothing'} "
-                         f"(top: {top})  {miss['text'][:90]}")
+            lines.append(f"  [{miss['lang']}] expected {miss['expected'] or 'nothing'}; "
+                         f"got {miss['selected'] or 'nothing'} (top: {top})  {miss['text'][:90]}")
     return "\n".join(lines)

@@ -12,7 +12,7 @@ import json
 from proxy.cli.common import add_catalog_arguments, catalog_from_args, run_reporting_usage_errors
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser("lint", help="check skills against the Agent Skills spec")
     add_catalog_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print findings and the summary as JSON")

@@ -12,7 +12,7 @@ from proxy.core.catalog.catalog import Catalog
 from proxy.core.catalog.skill import Skill
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser("list", help="list the skills found under the roots")
     add_catalog_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print a JSON array, one object per skill")

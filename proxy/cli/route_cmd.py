@@ -9,21 +9,22 @@ from typing import Any
 from proxy.cli.common import UsageError, add_catalog_arguments, run_reporting_usage_errors, settings_from_args
 from proxy.core import json_codec
 from proxy.core.catalog.catalog import load_catalog
-from proxy.core.turns.modes import TurnMode
-from proxy.core.turns.turn_text import SEPARATOR
 from proxy.core.routing.router import RouteCandidate, SkillRouter
+from proxy.core.turns.modes import TurnMode
 from proxy.core.turns.turn_decision import SkillContext, TurnOutcome, decide_turn
+from proxy.core.turns.turn_text import SEPARATOR
 from proxy.engine.skill_engine import preprocess_config
 from proxy.surfaces.chat_messages import CHAT_MESSAGES
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser("route", help="show which skills a message would activate or route to")
     add_catalog_arguments(parser)
     parser.add_argument("text", nargs="?", help="the user message")
     parser.add_argument("--jsonl", metavar="FILE", help='one {"text": ...} per line; prints one decision per line')
     parser.add_argument("--json", action="store_true", help="print the decision as JSON")
-    parser.add_argument("--show-injection", action="store_true", help="also print the exact text that would be injected")
+    parser.add_argument("--show-injection", action="store_true",
+                        help="also print the exact text that would be injected")
     parser.set_defaults(func=lambda args: run_reporting_usage_errors(run, args))
 
 
@@ -73,7 +74,8 @@ def decision_report(outcome: TurnOutcome, show_injection: bool) -> dict[str, Any
         "mode": TurnMode.NONE if outcome.record.mode == TurnMode.PASSTHROUGH else outcome.record.mode,
         "route_header": outcome.route_header,
         "selected": [_candidate(c) for c in decision.selected] if decision else
-        [{"name": name, "score": None, "confidence": "explicit", "reasons": ["explicit:activation"]} for name in outcome.selected],
+        [{"name": name, "score": None, "confidence": "explicit", "reasons": ["explicit:activation"]}
+         for name in outcome.selected],
         "candidates": [_candidate(c) for c in decision.candidates[:10]] if decision else [],
         "unresolved": [{"token": a.token, "closest": list(a.suggestions)} for a in outcome.activation.unresolved]
         if outcome.activation else [],
@@ -97,7 +99,8 @@ def _injected_text(outcome: TurnOutcome) -> str:
 def render(report: dict[str, Any]) -> str:
     lines = [f"mode: {report['mode']}  (X-Skills-Route: {report['route_header']})"]
     for item in report["selected"]:
-        lines.append(f"  selected  {item['name']}  score={item['score']}  {item['confidence']}  {'; '.join(item['reasons'][:4])}")
+        reasons = "; ".join(item["reasons"][:4])
+        lines.append(f"  selected  {item['name']}  score={item['score']}  {item['confidence']}  {reasons}")
     for item in report["unresolved"]:
         lines.append(f"  unresolved {item['token']}  closest: {', '.join(item['closest']) or '-'}")
     if report["candidates"]:

@@ -15,7 +15,7 @@ from proxy.core.tools.tool_mode import ToolMode
 from proxy.settings import LOG_FORMATS, TOOL_MODES, Settings, SettingsError, load_settings
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "serve",
         help="run the proxy",
@@ -60,7 +60,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"skillproxy: {exc}", file=sys.stderr)
         return 2
     print_banner(settings, summary, sys.stderr, args.workers)
-    serve = dict(host=settings.host, port=settings.port, log_config=None, access_log=False, server_header=False)
+    serve: dict[str, Any] = {"host": settings.host, "port": settings.port, "log_config": None, "access_log": False,
+             "server_header": False}
     if engine is not None:
         uvicorn.run(create_app(settings, engine), **serve)  # its lifespan starts the engine and closes it
         return 0

@@ -22,9 +22,9 @@ from pathlib import Path
 import structlog
 import watchfiles
 
-from proxy.engine import heap
 from proxy.core.catalog.catalog import Catalog, change_signature, expand_root, load_catalog, watch_paths
 from proxy.core.catalog.files import DEFAULT_MAX_FILE_BYTES
+from proxy.engine import heap
 
 Listener = Callable[[Catalog, Catalog], None]
 _MISSING_ROOT_POLL_SECONDS = 2.0
@@ -63,7 +63,7 @@ class LiveCatalog:
             try:
                 self._signature = change_signature(self._roots)
                 new = load_catalog(self._roots, self._max_file_bytes, previous=old)
-            except Exception as exc:  # a bug in loading must not take the last good catalog away
+            except Exception as exc:  # noqa: BLE001 - a bug in loading must not take the last good catalog away
                 _log.error("catalog_reload_failed", error=repr(exc), skills=len(old.skills))
                 return old
             self._catalog = new
@@ -78,7 +78,7 @@ class LiveCatalog:
         for listener in self._listeners:
             try:
                 listener(old, new)
-            except Exception as exc:  # one listener failing must not stop the others
+            except Exception as exc:  # noqa: BLE001 - one listener failing must not stop the others
                 _log.error("catalog_listener_failed", listener=getattr(listener, "__qualname__", repr(listener)),
                            error=repr(exc))
 
@@ -97,7 +97,7 @@ class LiveCatalog:
         while not self._stop.is_set():
             try:
                 self._watch_step()
-            except Exception as exc:  # the watcher must outlive any one bad rebuild
+            except Exception as exc:  # noqa: BLE001 - the watcher must outlive any one bad rebuild
                 _log.warning("catalog_watch_error", error=repr(exc))
                 self._stop.wait(_MISSING_ROOT_POLL_SECONDS)
 

@@ -19,7 +19,7 @@ from typing import Any, Protocol
 import structlog
 
 from proxy.core.catalog.catalog import Catalog
-from proxy.core.tools.rounds import ToolRunner
+from proxy.core.tools.skill_tools import SkillTools
 from proxy.core.turns.preprocess_result import Preprocessed
 from proxy.core.turns.records import MixedCall, TurnRecord
 from proxy.core.turns.request_options import RequestOptions
@@ -53,7 +53,7 @@ class ChatPreprocessor(Protocol):
         """The skills in scope for a request."""
         ...
 
-    def skill_tools(self, options: RequestOptions | None = None) -> ToolRunner | None:
+    def skill_tools(self, options: RequestOptions | None = None) -> SkillTools | None:
         """The proxy's skill tools over the current catalog, or None when there are none to offer."""
         ...
 

@@ -21,20 +21,20 @@ from typing import Any
 
 import structlog
 
-from proxy.engine import heap
-from proxy.engine.live_catalog import LiveCatalog
 from proxy.core.catalog.catalog import Catalog, load_catalog
 from proxy.core.catalog.diff import catalog_changes
-from proxy.core.turns.records import MixedCall, TurnRecord
+from proxy.core.catalog.scope import SkillScope
+from proxy.core.catalog.skill import Skill
+from proxy.core.routing.router import SkillRouter
+from proxy.core.tools.skill_tools import SkillTools
+from proxy.core.turns.modes import SkillsMode
 from proxy.core.turns.preprocess_result import Preprocessed
 from proxy.core.turns.preprocessor import fallback, preprocess
-from proxy.core.turns.modes import SkillsMode
+from proxy.core.turns.records import MixedCall, TurnRecord
 from proxy.core.turns.request_options import RequestOptions
-from proxy.core.routing.router import SkillRouter
-from proxy.core.catalog.skill import Skill
-from proxy.core.catalog.scope import SkillScope
-from proxy.core.tools.skill_tools import SkillTools
 from proxy.core.turns.turn_decision import PreprocessConfig, SkillContext
+from proxy.engine import heap
+from proxy.engine.live_catalog import LiveCatalog
 from proxy.settings import Settings, names_as_map
 from proxy.state.turn_store import TurnStore, turn_store
 from proxy.surfaces.chat_messages import read_messages

@@ -14,6 +14,7 @@ from __future__ import annotations
 import time
 from collections import deque
 from collections.abc import Callable
+
 from proxy.inspect.request_view import KeptRequest, record_of
 from proxy.request_record import RequestRecord
 

@@ -18,9 +18,9 @@ from dataclasses import dataclass, replace
 from typing import Any, TypedDict
 
 from proxy.core.routing.router import Confidence, RouteCandidate, RouteDecision
-from proxy.surfaces.chat_messages import message_text
 from proxy.core.turns.preprocess_result import Preprocessed
 from proxy.request_record import ChatTurn, RequestRecord
+from proxy.surfaces.chat_messages import message_text
 
 TEXT_CAP = 64_000  # characters of a message kept per record
 

@@ -20,13 +20,13 @@ from typing import Any
 from fastapi import Request, Response
 from fastapi.responses import RedirectResponse
 
-from proxy.inspect.catalog_view import catalog_view
-from proxy.inspect.request_view import detail, summary
+from proxy.engine.preprocess_runner import ChatPreprocessor
 from proxy.errors import BadRequest, ErrorCode, NotFound
 from proxy.http_methods import ALL_METHODS
-from proxy.json_response import json_response
+from proxy.inspect.catalog_view import catalog_view
 from proxy.inspect.history import RequestHistory
-from proxy.engine.preprocess_runner import ChatPreprocessor
+from proxy.inspect.request_view import detail, summary
+from proxy.json_response import json_response
 
 PREFIX = "/_skillproxy"
 _TYPES = {"index.html": "text/html; charset=utf-8", "inspect.css": "text/css; charset=utf-8",
@@ -61,7 +61,8 @@ class InspectPage:
 
     async def requests(self, request: Request) -> Response:
         limit = _limit(request.query_params.get("limit"), self.history.size)
-        return json_response({"history": self._history_state(), "data": [summary(r) for r in self.history.recent(limit)]})
+        data = [summary(r) for r in self.history.recent(limit)]
+        return json_response({"history": self._history_state(), "data": data})
 
     async def request_detail(self, request_id: str) -> Response:
         kept = self.history.find(request_id)

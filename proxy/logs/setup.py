@@ -15,7 +15,7 @@ import functools
 import logging
 import re
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, MutableMapping
 from typing import IO, Any
 
 import structlog
@@ -39,7 +39,7 @@ _OUR_HANDLER = "_skillproxy_handler"
 _OUR_FILE = "_skillproxy_log_file"
 
 
-_EMPTY = (None, "", [], ())
+_EMPTY: tuple[object, ...] = (None, "", [], ())
 _ATOMS = frozenset({int, float, bool, type(None)})
 
 
@@ -117,7 +117,9 @@ def configure_logging(settings: Settings, stream: IO[str] | None = None) -> None
     )
     sinks = [(_renderer(settings.log_format, stream), stream)]
     if settings.log_file:
-        sinks.append((json_line, open(settings.log_file, "a", encoding="utf-8")))
+        # Open for as long as it is a sink: replacing the sinks closes it (below).
+        log_file = open(settings.log_file, "a", encoding="utf-8")  # noqa: SIM115 - outlives this call
+        sinks.append((json_line, log_file))
     for unused in SINKS.replace(sinks):
         if getattr(unused, _OUR_FILE, False):
             unused.close()
@@ -137,7 +139,7 @@ def _shared_processors(redactor: SecretRedactor) -> list[Any]:
     ]
 
 
-def _event_dict(_logger: Any, _name: str, event_dict: dict[str, Any]) -> dict[str, Any]:
+def _event_dict(_logger: Any, _name: str, event_dict: MutableMapping[str, Any]) -> MutableMapping[str, Any]:
     """The last processor: the event as keyword arguments for `SinkLogger.msg`, whose sinks render it."""
     return event_dict
 

@@ -79,7 +79,7 @@ def _completion_response(answer: UpstreamResponse, raw: bytes) -> Response:
     """The upstream's own bytes, once they are known to be a JSON object."""
     completion_object(answer.url, answer.status, answer.content_type, raw)
     response = Response(raw, status_code=answer.status)
-    response.raw_headers = _raw_headers(stream_headers(answer)) + [(b"content-length", str(len(raw)).encode())]
+    response.raw_headers = [*_raw_headers(stream_headers(answer)), (b"content-length", str(len(raw)).encode())]
     return response
 
 

@@ -23,15 +23,15 @@ from fastapi import Request, Response
 from fastapi.responses import JSONResponse, PlainTextResponse
 
 from proxy.core.catalog.files import read_skill_body
-from proxy.inspect.request_view import candidate_row
-from proxy.skills_api.skill_json import skill_detail, skill_summary
 from proxy.core.tools.skill_tools import READ_SKILL_FILE, closest_skill_names
-from proxy.http_methods import ALL_METHODS
-from proxy.json_response import json_response
-from proxy.errors import ErrorCode, NotFound, ProxyError
 from proxy.engine.preprocess_runner import ChatPreprocessor
+from proxy.errors import ErrorCode, NotFound, ProxyError
+from proxy.http_methods import ALL_METHODS
+from proxy.inspect.request_view import candidate_row
+from proxy.json_response import json_response
 from proxy.request_body import CHAT_REQUEST_DOC, parse_chat_body, read_body, skills_options
 from proxy.settings import Settings
+from proxy.skills_api.skill_json import skill_detail, skill_summary
 
 # read_skill_file's error codes as HTTP statuses
 _STATUS_FOR = {"unknown_skill": 404, "not_found": 404, "path_refused": 400, "is_directory": 400,

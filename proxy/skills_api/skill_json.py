@@ -2,12 +2,43 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, NotRequired, TypedDict
 
 from proxy.core.catalog.skill import Skill
 
 
-def skill_summary(skill: Skill) -> dict[str, Any]:
+class SkillSummary(TypedDict):
+    """One skill in `GET /v1/skills`."""
+
+    object: Literal["skill"]
+    name: str
+    description: str
+    location: str
+    root: str
+    model_invocable: bool
+    user_invocable: bool
+    has_supporting_files: bool
+    tags: list[str]
+
+
+class SkillDetail(SkillSummary):
+    """One skill in `GET /v1/skills/{name}`."""
+
+    when_to_use: str | None
+    argument_hint: str | None
+    context: str | None
+    agent: str | None
+    model: str | None
+    allowed_tools: list[str]
+    license: str | None
+    compatibility: str | None
+    metadata: dict[str, Any]
+    warnings: list[str]
+    body: str | None
+    body_error: NotRequired[str]  # why the body could not be read
+
+
+def skill_summary(skill: Skill) -> SkillSummary:
     """One skill in a listing: identity, what it is for, how it may be used."""
     return {
         "object": "skill",
@@ -22,10 +53,10 @@ def skill_summary(skill: Skill) -> dict[str, Any]:
     }
 
 
-def skill_detail(skill: Skill, body: str | None, body_error: str | None = None) -> dict[str, Any]:
+def skill_detail(skill: Skill, body: str | None, body_error: str | None = None) -> SkillDetail:
     """One skill in full: the listing fields, every frontmatter field we know, and the SKILL.md body."""
-    detail = {
-        **skill_summary(skill),
+    detail: SkillDetail = {
+        **skill_summary(skill),  # type: ignore[typeddict-item]  # body_error comes below, when there is one
         "when_to_use": skill.when_to_use or None,
         "argument_hint": skill.argument_hint,
         "context": skill.context,

@@ -29,14 +29,14 @@ from __future__ import annotations
 import queue
 import threading
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from proxy.core.turns.records import TurnRecord, TurnRecordReader
 from proxy.core.turns.record_json import decode_record, encode_record
+from proxy.core.turns.records import TurnRecord, TurnRecordReader
 from proxy.settings import Settings, SettingsError
 from proxy.state.health import StoreHealth
 from proxy.state.memory_store import MemoryTurnStore
@@ -168,7 +168,7 @@ class RedisTurnStore(TurnStore):
             self.health.failed("get", exc)
             return [None] * len(keys)
         self.health.succeeded()
-        return list(payloads)
+        return cast("list[bytes | None]", payloads)  # the client is built without decode_responses
 
     def _write_loop(self) -> None:
         while True:

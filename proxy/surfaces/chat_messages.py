@@ -18,8 +18,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from proxy.core.turns.conversation import (Conversation, OpaquePart, Part, Role, TextForm, TextPart, ToolCallPart,
-                                           ToolResultPart, Turn)
+from proxy.core.turns.conversation import (
+    Conversation,
+    OpaquePart,
+    Part,
+    Role,
+    TextForm,
+    TextPart,
+    ToolCallPart,
+    ToolResultPart,
+    Turn,
+)
 
 _SYSTEM_ROLES = ("system", "developer")
 

@@ -32,7 +32,6 @@ from proxy.core.sse import DONE_FRAME, EVENT_END
 from proxy.core.tools.calls import ToolCall, add_usage
 
 
-
 def iter_events(data: bytes) -> Iterator[bytes]:
     """Each whole SSE event in `data` (which holds only whole events), terminator included."""
     start = 0
@@ -130,7 +129,8 @@ class StreamRound:
             chunk["id"] = self.response_id
             changed = True
         choices = _choices(chunk)
-        changed = any([self._choice(choice) for choice in choices]) or changed
+        rewritten = [self._choice(choice) for choice in choices]  # every choice, not up to the first changed one
+        changed = any(rewritten) or changed
         if not choices and self._usage is not None and "usage" in chunk:
             self._held.append((chunk, raw, changed))
             return b""
@@ -178,7 +178,9 @@ class StreamRound:
             return []
         slot_index = self._slot_index(part)
         slot = self._slots.setdefault(slot_index, _Slot())
-        function = part.get("function") if isinstance(part.get("function"), dict) else {}
+        function = part.get("function")
+        if not isinstance(function, dict):
+            function = {}
         slot.id = slot.id or str(part.get("id") or "")
         slot.name = slot.name or str(function.get("name") or "")
         arguments = function.get("arguments")

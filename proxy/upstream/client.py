@@ -75,7 +75,8 @@ class UpstreamResponse:
 
     @property
     def content_type(self) -> str:
-        return self._response.headers.get("content-type", "")
+        content_type: str = self._response.headers.get("content-type", "")
+        return content_type
 
     @property
     def is_event_stream(self) -> bool:

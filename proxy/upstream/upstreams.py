@@ -78,7 +78,8 @@ class Upstreams:
         answered = [(member, result) for member, result in zip(self.members, results)
                     if not isinstance(result, ProxyError)]
         if not answered:
-            failures = "; ".join(f"{m.name}: {r.message}" for m, r in zip(self.members, results))
+            failures = "; ".join(f"{m.name}: {r.message}" for m, r in zip(self.members, results)
+                                 if isinstance(r, ProxyError))
             raise UpstreamError(f"no upstream could list its models ({failures})")
         merged = merge_model_lists([models for _, models in answered])
         return {"object": "list", "data": merged}, [member.name for member, _ in answered]

@@ -49,8 +49,10 @@ def test_route_jsonl_one_decision_per_line(tmp_path):
 def test_eval_on_own_cases(tmp_path):
     cases = tmp_path / "cases.jsonl"
     cases.write_text("\n".join(json.dumps(c) for c in [
-        {"text": "the EXPLAIN ANALYZE plan shows a sequential scan, add an index?", "expected": ["sql-query-tuning"], "lang": "en"},
-        {"text": "review this pull request for security and test gaps", "expected": ["code-review-checklist"], "lang": "en"},
+        {"text": "the EXPLAIN ANALYZE plan shows a sequential scan, add an index?", "expected": ["sql-query-tuning"],
+         "lang": "en"},
+        {"text": "review this pull request for security and test gaps", "expected": ["code-review-checklist"],
+         "lang": "en"},
         {"text": "what's a good name for a cat?", "expected": [], "lang": "en"},
     ]))
     report = json.loads(skillproxy("eval", "--json", *OWN, str(cases)).stdout)

@@ -7,8 +7,10 @@ from proxy.core.routing.router import SkillRouter
 from proxy.core.turns.turn_decision import SkillContext
 
 SKILLS = {
-    "pdf-tools": ("Extract text and tables from PDF files, merge and split PDF documents.", "# PDF\nUse pdfplumber. Task: $ARGUMENTS\n"),
-    "sql-query-tuning": ("Diagnose slow SQL queries with EXPLAIN plans, indexes and query rewrites.", "# SQL\nRun EXPLAIN ANALYZE first.\n"),
+    "pdf-tools": ("Extract text and tables from PDF files, merge and split PDF documents.",
+                  "# PDF\nUse pdfplumber. Task: $ARGUMENTS\n"),
+    "sql-query-tuning": ("Diagnose slow SQL queries with EXPLAIN plans, indexes and query rewrites.",
+                         "# SQL\nRun EXPLAIN ANALYZE first.\n"),
     "release-notes": ("Write release notes and changelog entries from commits.", "# Release\nGroup by type.\n"),
 }
 
@@ -18,7 +20,8 @@ def write_catalog(root: Path, skills=SKILLS, extra_frontmatter: dict[str, str] |
         folder = root / name
         folder.mkdir(parents=True, exist_ok=True)
         extra = (extra_frontmatter or {}).get(name, "")
-        (folder / "SKILL.md").write_text(f"---\nname: {name}\ndescription: {description}\n{extra}---\n{body}", encoding="utf-8")
+        (folder / "SKILL.md").write_text(f"---\nname: {name}\ndescription: {description}\n{extra}---\n{body}",
+                                         encoding="utf-8")
     return load_catalog([root])
 
 

@@ -15,7 +15,8 @@ def test_importing_every_core_module_pulls_in_no_shell_library():
     code = (
         "import importlib, sys\n"
         f"for m in {modules!r}: importlib.import_module(m)\n"
-        "bad = [m for m in ('fastapi', 'starlette', 'httpx', 'uvicorn', 'structlog', 'logging', 'redis') if m in sys.modules]\n"
+        "bad = [m for m in ('fastapi', 'starlette', 'httpx', 'uvicorn', 'structlog', 'logging', 'redis')"
+        " if m in sys.modules]\n"
         "print(','.join(bad))\n"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

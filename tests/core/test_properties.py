@@ -20,14 +20,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from proxy.core.turns.activation import extract_tokens, find_activations
-from proxy.state.memory_store import MemoryTurnStore
 from proxy.core.catalog.frontmatter import ParsedSkillFile, parse_skill_text
-from proxy.core.turns.turn_text import SEPARATOR
-from proxy.surfaces.chat_messages import is_user
-from tests.core.turns.chat_wire import fallback, preprocess
+from proxy.core.turns.activation import extract_tokens, find_activations
 from proxy.core.turns.turn_decision import PreprocessConfig, SkillContext
+from proxy.core.turns.turn_text import SEPARATOR
+from proxy.state.memory_store import MemoryTurnStore
+from proxy.surfaces.chat_messages import is_user
 from tests.core.skill_factory import context_for, write_catalog
+from tests.core.turns.chat_wire import fallback, preprocess
 
 CI_SETTINGS = settings(max_examples=200, derandomize=True, database=None, deadline=None,
                        suppress_health_check=[HealthCheck.too_slow])

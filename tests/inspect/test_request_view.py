@@ -11,7 +11,8 @@ BLOCK = "<routed_skills>\n<skill>pdf</skill>\n</routed_skills>\n\n---\n\n"
 
 
 def test_a_prepended_block_is_the_injected_text():
-    turn = turn_texts({"role": "user", "content": "fill the form"}, {"role": "user", "content": BLOCK + "fill the form"})
+    turn = turn_texts({"role": "user", "content": "fill the form"},
+                      {"role": "user", "content": BLOCK + "fill the form"})
     assert injected(turn).how == "prepended" and injected(turn).text == BLOCK
     assert injected(turn).chars == len(BLOCK) and not injected(turn).truncated
 
@@ -69,7 +70,8 @@ def test_a_record_does_not_hold_the_conversation():
 
 
 def test_summary_and_detail_leave_out_the_chat_turn():
-    result = Preprocessed(read_messages([{"role": "user", "content": BLOCK + "hi"}]), "routed", "pdf=80", selected=("pdf",),
+    result = Preprocessed(read_messages([{"role": "user", "content": BLOCK + "hi"}]), "routed", "pdf=80",
+                          selected=("pdf",),
                           events=({"event": "prompt_route"},))
     line = RequestRecord(request_id="r1", method="POST", path="/v1/chat/completions", status=200, mode="routed",
                          selected=["pdf"], chat_turn=chat_turn([{"role": "user", "content": "hi"}], result))

@@ -2,7 +2,8 @@
 
 `upstream` is the fake upstream (see fake_upstream.py), cleared for each test.
 `start_proxy(engine=..., observers=..., **settings)` starts a proxy in front of it; `proxy` is
-one with the marker engine, `running` one with the real engine on skills/. `logs` reads the JSON log lines the proxy wrote.
+one with the marker engine, `running` one with the real engine on skills/. `logs` reads the JSON
+log lines the proxy wrote. `redis_server` is a real redis-server without a password.
 
 Every log a test produces is grepped at teardown (the `logs` fixture): none of
 the well-known test secrets below, and no `Bearer` followed by a value that is
@@ -20,6 +21,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -30,8 +32,8 @@ from proxy.settings import Settings
 
 from .engines import MarkerEngine, real_engine
 from .fake_upstream import FakeUpstream
+from .redis_server import RedisServer
 from .servers import ServerThread
-
 
 TEST_API_KEY = "sk-skillproxy-test-proxy-key-6c1d0e9b"
 TEST_UPSTREAM_KEY = "sk-skillproxy-test-upstream-key-a83f42d7"
@@ -97,7 +99,7 @@ def _fake_server() -> Iterator[tuple[FakeUpstream, str]]:
 def upstream(_fake_server: tuple[FakeUpstream, str]) -> FakeUpstream:
     app, url = _fake_server
     app.clear()
-    app.url = url  # type: ignore[attr-defined]
+    app.url = url
     app.gate = threading.Semaphore(0)
     app.gate_timeouts = 0
     return app
@@ -125,6 +127,14 @@ def start_proxy(upstream: FakeUpstream, logs: LogCapture) -> Iterator[Callable[.
             return RunningProxy(server.url, settings, engine)
 
         yield start
+
+
+@pytest.fixture
+def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
+    """A real redis-server without a password, stopped at teardown."""
+    server = RedisServer(tmp_path).start()
+    yield server
+    server.stop()
 
 
 @pytest.fixture

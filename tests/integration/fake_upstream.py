@@ -61,7 +61,7 @@ def chunk(delta: dict[str, Any], finish: str | None = None, choices: bool = True
 def content_events() -> list[bytes]:
     events = [chunk({"role": "assistant", "content": ""})]
     events += [chunk({"content": word}) for word in SSE_WORDS]
-    return events + [chunk({}, finish="stop"), b"data: [DONE]\n\n"]
+    return [*events, chunk({}, finish="stop"), b"data: [DONE]\n\n"]
 
 
 def tool_events(whole: bool) -> list[bytes]:
@@ -151,7 +151,7 @@ def fault_events(model: str) -> list[bytes]:
     if model == "fault-no-done":
         return events[:-1]
     if model == "fault-no-done-unterminated":
-        return events[:-2] + [events[-2].rstrip(b"\n")]
+        return [*events[:-2], events[-2].rstrip(b"\n")]
     if model == "fault-garbage":
         return garbage_events()
     if model == "fault-big-line":
@@ -171,6 +171,7 @@ class FakeUpstream:
         self.gate = threading.Semaphore(0)
         self.gate_timeouts = 0
         self.delay = 0.01
+        self.url = ""  # where it listens: set by the `upstream` fixture once the server is up
 
     def clear(self) -> None:
         self.received.clear()
@@ -338,7 +339,7 @@ SSE_SCENARIOS: dict[str, Any] = {
     "reset-mid-stream": lambda up, r, s, g: up._sse(r, s, content_events(), g, stop_after=3),
     "hang-mid-stream": lambda up, r, s, g: up._sse(r, s, content_events(), g, stop_after=2, hang=True),
     "lmstudio-stream-error": lambda up, r, s, g: up._sse(
-        r, s, content_events()[:2] + [b'data: {"error": {"message": "Model unloaded"}}\n\n'], g),
+        r, s, [*content_events()[:2], b'data: {"error": {"message": "Model unloaded"}}\n\n'], g),
 }
 
 
@@ -382,7 +383,7 @@ async def _watch_disconnect(receive: Any, record: Recorded, gone: asyncio.Event)
 
 
 async def _start(send: Any, status: int, ctype: str, extra: list[tuple[bytes, bytes]] = ()) -> None:
-    headers = [(b"content-type", ctype.encode())] + list(extra)
+    headers = [(b"content-type", ctype.encode()), *list(extra)]
     await send({"type": "http.response.start", "status": status, "headers": headers})
 
 

@@ -80,7 +80,7 @@ class RawUpstream:
                 idle = self.idle if self.mode == IDLE_CLOSE and served else None
                 try:
                     head, body = await asyncio.wait_for(_read_request(reader), idle)
-                except (asyncio.TimeoutError, asyncio.IncompleteReadError, ConnectionError):
+                except (TimeoutError, asyncio.IncompleteReadError, ConnectionError):
                     return
                 if self.mode == DROP_REUSED and served:
                     self.dropped += 1

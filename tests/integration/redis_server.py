@@ -2,8 +2,8 @@
 
 `RedisServer` runs one in a temporary folder with persistence off, can be
 stopped and started again on the same port (a Redis outage), and is stopped
-at teardown. The `redis_server` fixture is one without a password; tests that
-need one build their own with `password=`.
+at teardown. The `redis_server` fixture (conftest.py) is one without a password;
+tests that need one build their own with `password=`.
 """
 
 from __future__ import annotations
@@ -12,10 +12,8 @@ import shutil
 import socket
 import subprocess
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 import redis
 
 
@@ -74,10 +72,3 @@ class RedisServer:
                 if time.monotonic() > deadline or (self.process and self.process.poll() is not None):
                     raise RuntimeError(f"redis-server did not start on port {self.port}") from None
                 time.sleep(0.05)
-
-
-@pytest.fixture
-def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
-    server = RedisServer(tmp_path).start()
-    yield server
-    server.stop()

@@ -89,7 +89,7 @@ def stream_events(body: dict[str, Any], headers: dict[str, str]) -> list[bytes]:
         usage = {"id": round_id, "object": "chat.completion.chunk", "created": 1, "model": "fake", "choices": [],
                  "usage": usage_for(body)}
         events.append(b"data: " + json.dumps(usage).encode() + b"\n\n")
-    return events + [b"data: [DONE]\n\n"]
+    return [*events, b"data: [DONE]\n\n"]
 
 
 def _call_deltas(index: int, call: dict[str, Any], whole: bool) -> list[dict[str, Any]]:

@@ -30,7 +30,8 @@ def test_non_ascii_text_survives_the_rewrite(proxy, upstream):
 
 
 def test_content_arrays_keep_every_part_and_images_in_place(proxy, upstream):
-    parts = [{"type": "text", "text": "first"}, {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}},
+    parts = [{"type": "text", "text": "first"},
+             {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}},
              {"type": "text", "text": "second"}]
     body = {"model": "json", "messages": [{"role": "user", "content": parts}]}
     httpx.post(proxy.base_url + "/chat/completions", json=body)

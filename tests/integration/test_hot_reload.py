@@ -37,7 +37,8 @@ def write_skill(root: Path, name: str, desc: str, body: str = "Follow the steps.
 
 def route_of(client: httpx.Client, text: str) -> str:
     """The route of a new conversation (an identical request would be replayed as first forwarded)."""
-    return client.post("/v1/chat/completions", json=chat_body(text=f"{text}, batch {next(BATCHES)}")).headers["x-skills-route"]
+    answer = client.post("/v1/chat/completions", json=chat_body(text=f"{text}, batch {next(BATCHES)}"))
+    return answer.headers["x-skills-route"]
 
 
 def description_of(client: httpx.Client, name: str) -> str | None:

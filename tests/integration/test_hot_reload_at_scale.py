@@ -18,8 +18,8 @@ from typing import Any
 import httpx
 import pytest
 
-from proxy.core.routing.terms import clear_term_cache
 from proxy.core.catalog.loader import clear_parse_cache
+from proxy.core.routing.terms import clear_term_cache
 from proxy.engine.skill_engine import SkillEngine
 from proxy.settings import Settings
 from tests.conftest import SHARED, corpus_roots

@@ -27,7 +27,6 @@ from .engines import real_engine
 from .servers import ServerThread
 
 
-
 @pytest.fixture(scope="module")
 def pair(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     upstream = LoadUpstream(gap=0.005)

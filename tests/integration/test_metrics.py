@@ -81,7 +81,8 @@ def test_metrics_need_a_key_when_api_keys_are_set(start_proxy, upstream, logs):
     assert refused.status_code == 401 and refused.json()["error"]["code"] == "invalid_api_key"
     metrics = scrape(proxy, Authorization=f"Bearer {TEST_API_KEY}")
     assert metrics.value("skillproxy_requests_total", endpoint="metrics", status="401") == 1
-    assert TEST_API_KEY not in httpx.get(proxy.url + "/metrics", headers={"Authorization": f"Bearer {TEST_API_KEY}"}).text
+    page = httpx.get(proxy.url + "/metrics", headers={"Authorization": f"Bearer {TEST_API_KEY}"}).text
+    assert TEST_API_KEY not in page
 
 
 def test_tool_rounds_and_skills_loaded_with_the_real_engine(start_proxy, upstream, logs):

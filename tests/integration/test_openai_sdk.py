@@ -85,7 +85,7 @@ def test_a_reset_mid_stream_is_an_sdk_error_not_a_silent_truncation(proxy, upstr
 
 def test_unreachable_upstream_is_an_sdk_error_naming_it(start_proxy):
     proxy = start_proxy(upstream="http://127.0.0.1:9/v1")
-    with pytest.raises(openai.InternalServerError, match="127.0.0.1:9"):
+    with pytest.raises(openai.InternalServerError, match=r"127\.0\.0\.1:9"):
         _sync(proxy).chat.completions.create(model="json", messages=MESSAGES)
 
 

@@ -34,7 +34,8 @@ def test_dollar_skill_reaches_the_upstream_as_a_packet(running, upstream, logs):
     sent = last_user(upstream.last())
     assert sent.startswith('<skill_invocation_packet priority="highest"')
     assert "<n>conventional-commits</n>" in sent and "<expanded_skill_instructions" in sent
-    assert sent.endswith('<task_payload for_expanded_skills="conventional-commits">\nfix token expiry in login\n</task_payload>')
+    assert sent.endswith(
+        '<task_payload for_expanded_skills="conventional-commits">\nfix token expiry in login\n</task_payload>')
     event = logs.wait_for("preprocess_activation")
     assert event["resolved_skills"] == ["conventional-commits"] and event["request_id"]
 
@@ -60,7 +61,7 @@ def test_no_route_gets_the_no_route_reminder_and_stream_works(running, upstream)
     client = client_for(running)
     stream = client.chat.completions.create(model="sse", stream=True,
                                             messages=[{"role": "user", "content": "tell me a joke about cats"}])
-    chunks = [c for c in stream]
+    chunks = list(stream)
     assert "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
     assert last_user(upstream.last()).startswith('<skills_runtime_reminder reason="no confident skill route">')
 

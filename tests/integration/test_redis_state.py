@@ -25,7 +25,7 @@ from proxy.engine.skill_engine import SkillEngine
 from proxy.settings import Settings, SettingsError
 
 from .engines import real_engine
-from .redis_server import RedisServer, redis_server  # noqa: F401 - the fixture
+from .redis_server import RedisServer
 from .test_skill_tool_loop import SQL, assert_extends, read, script
 
 CALL_ID = re.compile(r"call_skp_[0-9a-f]{24}")
@@ -246,8 +246,8 @@ def test_a_redis_that_never_answers_costs_one_short_timeout_not_the_request(star
 
 
 def test_the_newest_write_of_a_record_is_the_one_redis_keeps(redis_server):
-    from proxy.core.turns.records import TurnRecord
     from proxy.core.turns.record_json import decode_record
+    from proxy.core.turns.records import TurnRecord
     from proxy.state.redis_store import KEY_PREFIX, RedisTurnStore
 
     store = RedisTurnStore.from_settings(Settings(state=redis_server.url, roots=()))

@@ -135,7 +135,7 @@ def test_the_open_inspect_page_paths_serve_only_the_page_files(guarded, upstream
     port = port_of(guarded)
     for path in sorted(PAGE_PATHS):
         for method in ("GET", "POST", "DELETE"):
-            status, headers, body = send(port, method, path, [])
+            status, _headers, body = send(port, method, path, [])
             if method == "GET":
                 assert status in (200, 308) and b"sql-query-tuning" not in body, path
             else:

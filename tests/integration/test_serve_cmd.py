@@ -16,7 +16,8 @@ from .engines import MarkerEngine
 
 @pytest.fixture
 def served(monkeypatch, tmp_path):
-    """Runs `skillproxy serve` with a stand-in engine and uvicorn.run captured: an app is started and stopped at once."""
+    """Runs `skillproxy serve` with a stand-in engine and uvicorn.run captured: an app is started and
+    stopped at once."""
     calls: dict = {}
 
     def run(app, **kw):

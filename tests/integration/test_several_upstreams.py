@@ -137,7 +137,8 @@ def test_a_model_no_pattern_matches_is_a_404_naming_every_pattern(both, upstream
     error = response.json()["error"]
     assert error["code"] == "model_not_found" and error["type"] == "invalid_request_error"
     assert "'mistral-7b'" in error["message"]
-    listed = "lmstudio (qwen*, lmstudio-community/*); ollama (llama3*, gemma*:*, sse*, scripted, fault-*, tools-refused)"
+    listed = ("lmstudio (qwen*, lmstudio-community/*); "
+              "ollama (llama3*, gemma*:*, sse*, scripted, fault-*, tools-refused)")
     assert listed in error["message"]
     assert 'models: ["*"]' in error["message"], "it says how to catch every other model"
     with pytest.raises(openai.NotFoundError, match="no upstream serves model"):

@@ -22,9 +22,9 @@ import openai
 import pytest
 
 from proxy.engine.live_catalog import LiveCatalog
-from proxy.state.memory_store import MemoryTurnStore
 from proxy.engine.skill_engine import SkillEngine, preprocess_config
 from proxy.settings import Settings
+from proxy.state.memory_store import MemoryTurnStore
 from tests.conftest import SHARED, corpus_roots
 
 from .conftest import chat_body
@@ -244,7 +244,7 @@ def test_skill_rewritten_while_serving(start_proxy, upstream, logs, tmp_path):
     def writer() -> None:
         path, temporary = root / "release-notes" / "SKILL.md", root / "release-notes" / ".SKILL.md.tmp"
         while not stop.is_set():
-            for v, text in versions.items():
+            for text in versions.values():
                 if writes[0] % 2:
                     path.write_text(text)  # truncate + write
                 else:

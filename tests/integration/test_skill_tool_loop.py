@@ -146,7 +146,8 @@ def test_mixed_calls_the_client_gets_its_own_and_the_replay_restores_ours(runnin
         finish = [c.choices[0].finish_reason for c in chunks if c.choices and c.choices[0].finish_reason]
         assert finish == ["tool_calls"]
     else:
-        message = client.chat.completions.create(model="scripted", messages=messages, tools=[WEATHER]).choices[0].message
+        completion = client.chat.completions.create(model="scripted", messages=messages, tools=[WEATHER])
+        message = completion.choices[0].message
         assert [c.function.name for c in message.tool_calls] == ["get_weather"]
         call_id = message.tool_calls[0].id
     assert call_id == "call_1", "the client's call keeps the model's id"
@@ -290,7 +291,8 @@ def test_three_turns_with_tool_rounds_forward_prompts_that_extend_each_other(run
         if previous is not None:
             assert_extends(forwarded[0], previous, f"turn {number + 1}")
         assert_extends(forwarded[1], forwarded[0], f"turn {number + 1}, round 2")
-        assert {json.dumps(r.json["tools"]) for r in upstream.received} == {json.dumps(upstream.received[0].json["tools"])}
+        first_tools = json.dumps(upstream.received[0].json["tools"])
+        assert {json.dumps(r.json["tools"]) for r in upstream.received} == {first_tools}
         previous = forwarded[-1] + [{"role": "assistant", "content": answer}]
         messages.append({"role": "assistant", "content": answer})
     assert routes == ["sql-query-tuning", "reminder", "conventional-commits"]

@@ -39,15 +39,22 @@ from proxy.settings import Settings
 
 from .conftest import RunningProxy
 from .engines import MarkerEngine, real_engine
-from .fake_upstream import (BIG_IMAGE, FAULT_ANSWERS, FAULT_TEXT, OPENAI_500, content_events, fault_completion,
-                            fault_events)
+from .fake_upstream import (
+    BIG_IMAGE,
+    FAULT_ANSWERS,
+    FAULT_TEXT,
+    OPENAI_500,
+    content_events,
+    fault_completion,
+    fault_events,
+)
 from .raw_upstream import CLOSE_AFTER_ANSWER, DROP_REUSED, IDLE_CLOSE, KEEP_ALIVE, RawUpstream
 from .servers import ServerThread
 
 SQL = "my postgres query is slow and EXPLAIN shows a seq scan, which index should I add?"
 DONE = b"data: [DONE]\n\n"
 FIRST_ROUND = ("json", "stream", "loop-json", "loop-stream")
-ALL_MODES = FIRST_ROUND + ("loop-json-r2", "loop-stream-r2")
+ALL_MODES = (*FIRST_ROUND, "loop-json-r2", "loop-stream-r2")
 READ_SKILL = {"calls": [{"name": "read_skill_file", "arguments": {"skill": "sql-query-tuning"}}]}
 SECOND_ROUND = {"x-fake-script": json.dumps([READ_SKILL]), "x-fault-round": "2"}
 
@@ -71,7 +78,7 @@ def fault_table() -> Iterator[None]:
                             for column in COLUMNS if OUTCOMES[case][column])
         lines.append(f"| {case} | " + " | ".join(str(counts[c]) for c in COLUMNS) + f" | {outcome} |")
     total = sum(sum(counts.values()) for counts in TALLY.values())
-    print("\n".join(lines + [f"{total} requests through the proxy"]))
+    print("\n".join([*lines, f"{total} requests through the proxy"]))
 
 
 # ---- asking through the proxy ------------------------------------------------------------

@@ -23,7 +23,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from .redis_server import free_port, redis_server  # noqa: F401 - the fixture
+from .redis_server import free_port
 from .test_skill_tool_loop import SQL, assert_extends
 
 REPO = Path(__file__).resolve().parents[2]

@@ -20,7 +20,8 @@ class Clock:
 @pytest.mark.parametrize(("url", "shown"), [
     ("redis://:s3cret@10.0.0.5:6379/0", "redis://:***@10.0.0.5:6379/0"),
     ("rediss://app:s3cret@redis.internal/2", "rediss://app:***@redis.internal/2"),
-    ("redis://10.0.0.5:6379/0?password=s3cret&socket_timeout=1", "redis://10.0.0.5:6379/0?password=***&socket_timeout=1"),
+    ("redis://10.0.0.5:6379/0?password=s3cret&socket_timeout=1",
+     "redis://10.0.0.5:6379/0?password=***&socket_timeout=1"),
     ("redis://app@[::1]:7000", "redis://app@[::1]:7000"),
     ("redis://:p%40ss@host", "redis://:***@host"),
     ("redis://:s3cret@host:notaport", "redis://***"),

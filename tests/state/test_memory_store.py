@@ -2,11 +2,11 @@
 
 import pytest
 
-from tests.core.turns.chat_wire import preprocess
 from proxy.core.turns.records import TurnRecord, prefix_keys
 from proxy.core.turns.turn_decision import PreprocessConfig
 from proxy.state.memory_store import MemoryTurnStore
 from tests.core.skill_factory import context_for, write_catalog
+from tests.core.turns.chat_wire import preprocess
 
 CONFIG = PreprocessConfig(refresh_interval=1800)
 SQL = "my SQL query is slow, how do I read the EXPLAIN plan and which index should I add"

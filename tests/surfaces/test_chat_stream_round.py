@@ -73,7 +73,8 @@ def test_our_calls_are_reassembled_by_index_and_never_forwarded():
 
 def test_a_whole_call_in_one_delta_and_an_object_for_arguments():
     round_ = StreamRound(OURS, None)
-    part = {"index": 0, "id": "x", "type": "function", "function": {"name": "list_skills", "arguments": {"query": "pdf"}}}
+    part = {"index": 0, "id": "x", "type": "function",
+            "function": {"name": "list_skills", "arguments": {"query": "pdf"}}}
     assert round_.feed(event({"tool_calls": [part]})) == b""
     assert json.loads(round_.outcome().calls[0].arguments) == {"query": "pdf"}
 
@@ -92,7 +93,8 @@ def test_client_calls_go_out_renumbered_from_zero_and_ours_stay_back():
 def test_deltas_before_the_name_wait_for_it():
     round_ = StreamRound(OURS, None)
     assert round_.feed(event({"tool_calls": [{"index": 0, "id": "c", "function": {"arguments": "{"}}]})) == b""
-    out = sent(round_.feed(event({"tool_calls": [{"index": 0, "function": {"name": "get_weather", "arguments": "}"}}]})))
+    closing = {"index": 0, "function": {"name": "get_weather", "arguments": "}"}}
+    out = sent(round_.feed(event({"tool_calls": [closing]})))
     parts = out["choices"][0]["delta"]["tool_calls"]
     assert [p["index"] for p in parts] == [0, 0] and parts[0]["id"] == "c"
 
@@ -181,7 +183,7 @@ CHUNK = _shaped(["id", "object", "choices", "usage", "error"],
                 st.lists(CHOICE | JSON, max_size=3) | _shaped(["prompt_tokens", "total_tokens"], JSON) | JSON)
 RAW_EVENT = st.one_of(
     CHUNK.map(lambda chunk: b"data: " + json.dumps(chunk).encode() + b"\n\n"),
-    st.sampled_from(UNREADABLE + [DONE, b": ping\n\n", b"\r\n\r\n"]),
+    st.sampled_from([*UNREADABLE, DONE, b": ping\n\n", b"\r\n\r\n"]),
     st.binary(max_size=40).map(lambda junk: junk + b"\n\n"),
 )
 

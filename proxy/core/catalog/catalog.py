@@ -21,10 +21,10 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
 
-from proxy.core.catalog.skill import Finding, Skill
-from proxy.core.catalog.scope import SkillScope
 from proxy.core.catalog.files import DEFAULT_MAX_FILE_BYTES
 from proxy.core.catalog.loader import load_skill
+from proxy.core.catalog.scope import SkillScope
+from proxy.core.catalog.skill import Finding, Skill
 
 _NEVER_SKILLS = frozenset({"node_modules", "__pycache__"})
 

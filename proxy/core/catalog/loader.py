@@ -29,10 +29,16 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from proxy.core import json_codec
+from proxy.core.catalog.files import (
+    DEFAULT_MAX_FILE_BYTES,
+    FileText,
+    display_path,
+    has_supporting_files,
+    looks_binary,
+    read_capped,
+)
 from proxy.core.catalog.frontmatter import first_paragraph, headings, parse_skill_text
 from proxy.core.catalog.skill import Finding, Skill
-from proxy.core.catalog.files import (DEFAULT_MAX_FILE_BYTES, FileText, display_path, has_supporting_files,
-                                    looks_binary, read_capped)
 from proxy.core.catalog.validation import CONTEXT_VALUES, description_problems, name_problems, other_field_problems
 
 Problem = tuple[str, str]
@@ -174,7 +180,8 @@ def _description(fields: dict[str, Any], parsed: _Parsed, problems: list[Problem
         problems.append(("field-type", f"description must be text, not {type(value).__name__}"))
     fallback = parsed.first_paragraph
     if fallback:
-        problems.append(("description-missing", "no description in frontmatter; using the first paragraph after the title"))
+        problems.append(("description-missing",
+                         "no description in frontmatter; using the first paragraph after the title"))
     return fallback
 
 

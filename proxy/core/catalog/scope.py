@@ -15,6 +15,7 @@ from fnmatch import fnmatchcase
 
 from proxy.core.catalog.skill import Skill
 
+
 @dataclass(frozen=True)
 class SkillScope:
     """`allows`: lists a skill must match one pattern of, each; `deny`: patterns it must match none of."""

@@ -29,7 +29,8 @@ def name_problems(name: str, folder_name: str) -> list[Problem]:
     bad = sorted({c for c in normal if not _name_char_ok(c)})
     if bad:
         shown = "".join(bad)
-        problems.append(("name-format", f"name {name!r} has {shown!r}: only lowercase letters, digits and '-' are allowed"))
+        problems.append(("name-format",
+                         f"name {name!r} has {shown!r}: only lowercase letters, digits and '-' are allowed"))
     if normal.startswith("-") or normal.endswith("-") or "--" in normal:
         problems.append(("name-hyphens", f"name {name!r} starts or ends with '-' or has '--'"))
     if normal != unicodedata.normalize("NFKC", folder_name):
@@ -47,7 +48,8 @@ def description_problems(description: str) -> list[Problem]:
     problems: list[Problem] = []
     if len(description) > MAX_DESCRIPTION_CHARS:
         problems.append(("description-length",
-                         f"description is {len(description)} characters; the spec allows at most {MAX_DESCRIPTION_CHARS}"))
+                         f"description is {len(description)} characters; "
+                         f"the spec allows at most {MAX_DESCRIPTION_CHARS}"))
     if "<" in description or ">" in description:
         problems.append(("description-angle-brackets",
                          "description contains '<' or '>', which can read as markup inside a prompt"))
@@ -59,7 +61,8 @@ def other_field_problems(fields: dict[str, object], raw_keys: tuple[str, ...]) -
     compatibility = fields.get("compatibility")
     if isinstance(compatibility, str) and len(compatibility) > MAX_COMPATIBILITY_CHARS:
         problems.append(("compatibility-length",
-                         f"compatibility is {len(compatibility)} characters; the spec allows at most {MAX_COMPATIBILITY_CHARS}"))
+                         f"compatibility is {len(compatibility)} characters; "
+                         f"the spec allows at most {MAX_COMPATIBILITY_CHARS}"))
     context = fields.get("context")
     if context is not None and context not in CONTEXT_VALUES:
         problems.append(("context-value", f"context {context!r} is not one of {', '.join(CONTEXT_VALUES)}; ignored"))

@@ -9,7 +9,8 @@ text → decision with `.selected` and `.candidates` (each with `.skill.name` an
 from __future__ import annotations
 
 import time
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, TypedDict
 
 Case = Mapping[str, Any]
 Clock = Callable[[], float]
@@ -17,11 +18,39 @@ TOP_K = 3
 MISS_CANDIDATES = 5
 
 
+class Rates(TypedDict):
+    """Shares of the cases (None when there were none to count): top-1 and top-3 of those that
+    expect a skill, false routes of those that expect none."""
+
+    top1: float | None
+    top3: float | None
+    false_route_rate: float | None
+
+
+class Miss(TypedDict):
+    """A case routed wrongly: a false route, or an expected skill not first."""
+
+    text: str
+    expected: list[str]
+    lang: str
+    selected: list[str]
+    candidates: list[tuple[str, float]]  # (name, score), best first
+    top3: bool
+
+
+class EvaluationReport(Rates):
+    by_lang: dict[str, Rates]
+    p50_ms: float
+    p99_ms: float
+    cases: int
+    misses: list[Miss]
+
+
 def _names(items: Sequence[Any]) -> list[str]:
     return [c.skill.name for c in items]
 
 
-def _outcome(case: Case, decision: Any) -> dict[str, Any]:
+def _outcome(case: Case, decision: Any) -> dict[str, bool]:
     expected = set(case.get("expected") or ())
     selected, ranked = _names(decision.selected), _names(decision.candidates)
     if not expected:
@@ -31,10 +60,13 @@ def _outcome(case: Case, decision: Any) -> dict[str, Any]:
     return {"positive": True, "false_route": False, "top1": top1, "top3": top3}
 
 
-def _rates(outcomes: Sequence[dict[str, Any]]) -> dict[str, float | None]:
+def _rates(outcomes: Sequence[Mapping[str, bool]]) -> Rates:
     positives = [o for o in outcomes if o["positive"]]
     negatives = [o for o in outcomes if not o["positive"]]
-    share = lambda items, key: (sum(o[key] for o in items) / len(items)) if items else None  # noqa: E731
+
+    def share(items: Sequence[Mapping[str, bool]], key: str) -> float | None:
+        return (sum(o[key] for o in items) / len(items)) if items else None
+
     return {
         "top1": share(positives, "top1"),
         "top3": share(positives, "top3"),
@@ -51,7 +83,7 @@ def percentile(values: Sequence[float], pct: float) -> float:
     return ordered[int(rank) - 1]
 
 
-def _miss(case: Case, decision: Any, outcome: dict[str, Any]) -> dict[str, Any]:
+def _miss(case: Case, decision: Any, outcome: Mapping[str, bool]) -> Miss:
     top = [(c.skill.name, c.score) for c in decision.candidates[:MISS_CANDIDATES]]
     return {
         "text": case["text"],
@@ -63,9 +95,12 @@ def _miss(case: Case, decision: Any, outcome: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def evaluate(cases: Iterable[Case], route: Callable[[str], Any], clock: Clock = time.perf_counter) -> dict[str, Any]:
+def evaluate(cases: Iterable[Case], route: Callable[[str], Any], clock: Clock = time.perf_counter) -> EvaluationReport:
     """top-1, top-3, false-route rate (overall and per language), p50/p99 ms, misses."""
-    outcomes, langs, times, misses = [], [], [], []
+    outcomes: list[dict[str, bool]] = []
+    langs: list[str] = []
+    times: list[float] = []
+    misses: list[Miss] = []
     for case in cases:
         start = clock()
         decision = route(case["text"])
@@ -76,7 +111,7 @@ def evaluate(cases: Iterable[Case], route: Callable[[str], Any], clock: Clock = 
         if outcome["false_route"] or (outcome["positive"] and not outcome["top1"]):
             misses.append(_miss(case, decision, outcome))
     by_lang = {
-        lang: _rates([o for o, l in zip(outcomes, langs) if l == lang]) for lang in sorted(set(langs))
+        lang: _rates([o for o, case_lang in zip(outcomes, langs) if case_lang == lang]) for lang in sorted(set(langs))
     }
     return {
         **_rates(outcomes),

@@ -11,8 +11,9 @@ What it must not know: thresholds, confidences or selection.
 from __future__ import annotations
 
 import heapq
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
-from typing import Mapping, NamedTuple, Sequence
+from typing import NamedTuple
 
 from proxy.core.routing.query import QueryTerm
 from proxy.core.routing.term_index import Match, RoutingIndex

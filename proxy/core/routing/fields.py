@@ -23,13 +23,16 @@ OPENING_CHARS = 700
 USE_WHEN_CHARS = 1500
 PROSE_CHARS = 6000
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
-_USE = re.compile(r"\b(when to use|use cases?|use this skill|when to apply|applicable|use it when|usage scenarios)\b", re.I)
+_USE = re.compile(r"\b(when to use|use cases?|use this skill|when to apply|applicable|use it when|usage scenarios)\b",
+                  re.I)
 _OVERVIEW = re.compile(r"^(overview|purpose|introduction|about|what (this|it) (is|does))\b", re.I)
 _NOT = re.compile(r"\b(not|don'?t|avoid|never|skip)\b|\bnon-?applicable\b", re.I)
 # Sections that point elsewhere (other skills, files, links) say nothing about this skill's task.
-_ELSEWHERE = re.compile(r"\b(related|see also|references?|resources|further reading|links|bundled|scripts|files)\b", re.I)
+_ELSEWHERE = re.compile(r"\b(related|see also|references?|resources|further reading|links|bundled|scripts|files)\b",
+                        re.I)
 # An inline turn inside a "when to use" section: "**Not suitable for:**", "Don't use when …".
-_NOT_LINE = re.compile(r"^\W*(not (suitable|for|intended|recommended|ideal)|do ?n[o']t use|don'?t use|avoid|skip|when not)\b", re.I)
+_NOT_LINE = re.compile(
+    r"^\W*(not (suitable|for|intended|recommended|ideal)|do ?n[o']t use|don'?t use|avoid|skip|when not)\b", re.I)
 
 
 # "For landing page copy, see copywriting." / "For standard posters, use latex-posters instead."
@@ -79,7 +82,8 @@ def _prose_line(line: str) -> str | None:
 def sections(body: str) -> list[Section]:
     """The body's sections in order; the text before the first heading is level 0."""
     found: list[Section] = []
-    title, level, lines, fenced = "", 0, [], False
+    title, level, fenced = "", 0, False
+    lines: list[str] = []
     for line in body.split("\n"):
         if line.lstrip().startswith(("```", "~~~")):
             fenced = not fenced
@@ -133,7 +137,7 @@ def body_text(body: str) -> BodyText:
     for i, part in enumerate(parts):
         if i in skip or not part.title:
             continue
-        if _USE.search(part.title) or _NOT.search(part.title) and re.search(r"\buse\b", part.title, re.I):
+        if _USE.search(part.title) or (_NOT.search(part.title) and re.search(r"\buse\b", part.title, re.I)):
             tree = _subtree(parts, i)
             skip.update(range(i, i + len(tree)))
             if _NOT.search(part.title):

@@ -82,9 +82,9 @@ def _lexicon_terms(text: str, lexicon: Lexicon) -> list[QueryTerm]:
     plain = words(text)
     for i, word in enumerate(plain):
         hit = lexicon.lookup_phrase(plain, i)
-        key, english = hit if hit is not None else (word, lookup_word(word))
-        if english:
-            out.extend(_expand(english, LEXICON_WEIGHT, key))
+        key, word_english = hit if hit is not None else (word, lookup_word(word))
+        if word_english:
+            out.extend(_expand(word_english, LEXICON_WEIGHT, key))
     return out
 
 
@@ -115,8 +115,8 @@ def query_terms(text: str, index: RoutingIndex, lexicon: Lexicon = LEXICON) -> t
     for term in _lexicon_terms(text, lexicon):
         _add(found, term)
     unknown = [t.term for t in found.values() if not t.via and not index.knows(t.term)]
-    for term in unknown[:MAX_FUZZY]:
-        repaired = _fuzzy_term(term, index)
+    for unknown_term in unknown[:MAX_FUZZY]:
+        repaired = _fuzzy_term(unknown_term, index)
         if repaired is not None:
             _add(found, repaired)
     return tuple(found.values())

@@ -14,13 +14,14 @@ What it must not know: HTTP, logging, how a decision is injected into a request.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal, NamedTuple, Sequence
+from typing import Literal, NamedTuple
 
+from proxy.core.catalog.skill import Skill
 from proxy.core.routing.evidence import Evidence, Query, evidence, name_mentions, raw_scores, shortlist
 from proxy.core.routing.query import QueryTerm, cap_text, query_terms, warm_lexicon
 from proxy.core.routing.term_index import RoutingIndex, build_index
-from proxy.core.catalog.skill import Skill
 
 Confidence = Literal["high", "medium", "low"]
 
@@ -73,7 +74,7 @@ def confidence_for(score: int) -> Confidence:
 class _Scored(NamedTuple):
     """A shortlisted skill before its reasons are written (only the final candidates get them)."""
 
-    index: int
+    position: int  # the skill's place in the catalog
     score: int
     skill: Skill
     evidence: Evidence
@@ -81,7 +82,7 @@ class _Scored(NamedTuple):
     suffix: tuple[str, ...]  # penalties, last
 
     def candidate(self, query: Query, index: RoutingIndex) -> RouteCandidate:
-        found = self.evidence.reasons(query, index.features[self.index].matches)
+        found = self.evidence.reasons(query, index.features[self.position].matches)
         reasons = (*self.prefix, *found, *self.suffix)
         return RouteCandidate(self.skill, self.score, confidence_for(self.score), tuple(dict.fromkeys(reasons)))
 

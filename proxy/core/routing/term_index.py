@@ -21,15 +21,15 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
+from collections.abc import Iterator, KeysView, Mapping, Sequence
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from types import MappingProxyType
-from typing import Iterator, KeysView, Mapping, NamedTuple, Sequence
+from typing import NamedTuple
 
-from proxy.core.routing.fields import split_redirects
-from proxy.core.routing.terms import (FIELD_BITS, FieldCounts, SkillTerms, field_names,
-                                      referred_counts, skill_terms)
 from proxy.core.catalog.skill import Skill
+from proxy.core.routing.fields import split_redirects
+from proxy.core.routing.terms import FIELD_BITS, FieldCounts, SkillTerms, field_names, referred_counts, skill_terms
 from proxy.core.routing.tokens import normalize
 
 FIELD_WEIGHTS: Mapping[str, float] = MappingProxyType(
@@ -93,7 +93,8 @@ class RoutingIndex:
     by_name: Mapping[str, tuple[int, ...]]  # normalised name and folder name → skills
     name_heads: frozenset[str]  # first words of hyphenated names (`gh` of `gh-fix-ci`)
     fuzzy_vocab: Mapping[int, tuple[str, ...]]  # word length → name/folder/tag terms a typo of it could be
-    typo_cache: dict[str, str | None] = dataclass_field(default_factory=dict, compare=False, repr=False)  # filled by routing
+    # Filled by routing.
+    typo_cache: dict[str, str | None] = dataclass_field(default_factory=dict, compare=False, repr=False)
 
     def lookup(self, term: str) -> tuple[Posting, ...]:
         """Every skill holding `term`, with its weight and fields."""
@@ -143,7 +144,8 @@ def _average_lengths(all_fields: Sequence[Sequence[FieldCounts]]) -> dict[str, f
     return {field: max(totals[field] / n, 1.0) for field in FIELD_WEIGHTS}
 
 
-def _pseudo_tf(analysed: SkillTerms, referred: FieldCounts | None, avg: dict[str, float]) -> tuple[dict[str, float], Mapping[str, int]]:
+def _pseudo_tf(analysed: SkillTerms, referred: FieldCounts | None,
+               avg: dict[str, float]) -> tuple[dict[str, float], Mapping[str, int]]:
     """BM25F: length-normalised, field-weighted term frequency per term, and (as bits) where each was found.
 
     A term's frequency is summed over its fields in field order, whichever way it is computed."""
@@ -213,7 +215,8 @@ class SkillMatches(Mapping[str, Match]):
         return self._weights.keys()
 
 
-def _weigh(per_skill: Sequence[tuple[dict[str, float], Mapping[str, int]]], idf: Mapping[str, float]) -> tuple[list[SkillMatches], Postings]:
+def _weigh(per_skill: Sequence[tuple[dict[str, float], Mapping[str, int]]],
+           idf: Mapping[str, float]) -> tuple[list[SkillMatches], Postings]:
     """Per skill, term → BM25F weight and fields, and the postings of every term. Light matches
     are dropped, and a common term keeps only the skills that hold it most strongly."""
     kept: list[dict[str, float]] = []
@@ -243,7 +246,7 @@ def _capped(term: str, skills: list[int], weights: list[float], cap: int,
     return tuple(skills[k] for k in chosen), tuple(weights[k] for k in chosen)
 
 
-def _document_frequencies(per_skill: Sequence[tuple[dict[str, float], dict[str, int]]]) -> Counter[str]:
+def _document_frequencies(per_skill: Sequence[tuple[dict[str, float], Mapping[str, int]]]) -> Counter[str]:
     df: Counter[str] = Counter()
     for tfs, _ in per_skill:
         df.update(tfs.keys())

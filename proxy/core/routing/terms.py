@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from functools import lru_cache
-from typing import Mapping, NamedTuple
+from typing import NamedTuple
 
-from proxy.core.routing.fields import BodyText, read_body_text, split_redirects
 from proxy.core.catalog.skill import Skill
+from proxy.core.routing.fields import BodyText, read_body_text, split_redirects
 from proxy.core.routing.tokens import phrases, terms
 
 # Enough for every skill of a big catalog and the versions just replaced; an entry is a

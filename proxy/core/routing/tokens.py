@@ -10,6 +10,7 @@ What it must not know: skills, scores or the lexicon. Pure functions only.
 
 from __future__ import annotations
 
+import itertools
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -162,8 +163,9 @@ def tokens(text: str) -> list[Token]:
 
 def phrases(text: str) -> list[str]:
     """Adjacent pairs of word terms (`landing page` → `land pag`), CJK and joiners left out."""
-    parts = [stem(w) for w in words(text) if len(w) >= 2 and not w.isdigit() and w not in STOPWORDS and w not in FOREIGN_STOPWORDS]
-    return [f"{a} {b}" for a, b in zip(parts, parts[1:]) if a != b]
+    parts = [stem(w) for w in words(text)
+             if len(w) >= 2 and not w.isdigit() and w not in STOPWORDS and w not in FOREIGN_STOPWORDS]
+    return [f"{a} {b}" for a, b in itertools.pairwise(parts) if a != b]
 
 
 def terms(text: str) -> list[str]:

@@ -21,12 +21,12 @@ from typing import Any
 
 from rapidfuzz import fuzz, process, utils
 
-from proxy.core.catalog.catalog import Catalog
-from proxy.core.routing.router import SkillRouter
-from proxy.core.catalog.skill import Skill
 from proxy.core import json_codec
+from proxy.core.catalog.catalog import Catalog
 from proxy.core.catalog.files import DEFAULT_MAX_FILE_BYTES, looks_binary, read_capped
 from proxy.core.catalog.paths import PathRefused, list_files, real_folder, resolve_in_folder
+from proxy.core.catalog.skill import Skill
+from proxy.core.routing.router import SkillRouter
 
 LIST_SKILLS, READ_SKILL_FILE, LIST_SKILL_FILES = "list_skills", "read_skill_file", "list_skill_files"
 TOOL_NAMES = (LIST_SKILLS, READ_SKILL_FILE, LIST_SKILL_FILES)

@@ -31,6 +31,13 @@ class Activation:
     skill: Skill | None = None
     suggestions: tuple[str, ...] = ()
 
+    @property
+    def resolved_skill(self) -> Skill:
+        """The skill of a resolved activation (one of `ActivationRequest.resolved`)."""
+        if self.skill is None:
+            raise ValueError(f"{self.token} names no skill: it is a near miss")
+        return self.skill
+
 
 @dataclass(frozen=True)
 class ActivationRequest:

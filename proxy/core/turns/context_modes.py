@@ -18,9 +18,8 @@ import itertools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from proxy.core.turns.conversation import Conversation, Turn
-
 from proxy.core.catalog.skill import Skill
+from proxy.core.turns.conversation import Conversation, Turn
 
 FORK, FORK_WITH_CONTEXT = "fork", "fork_with_context"
 _INHERIT = frozenset({"", "inherit", "default"})

@@ -93,7 +93,7 @@ class Turn:
 
     @property
     def answers_tools(self) -> bool:
-        for part in self.parts:  # a loop, not any(): asked of every turn of every request
+        for part in self.parts:  # noqa: SIM110 - a loop, not any(): asked of every turn of every request
             if isinstance(part, ToolResultPart):
                 return True
         return False

@@ -13,8 +13,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from proxy.core.turns.activation import ActivationRequest
 from proxy.core.routing.router import RouteCandidate, RouteDecision
+from proxy.core.turns.activation import ActivationRequest
 
 PREVIEW_CHARS = 180
 
@@ -33,7 +33,8 @@ def summarize(candidate: RouteCandidate) -> str:
     return f"{candidate.skill.name}:{candidate.score}:{candidate.confidence}:{reasons}"
 
 
-def route_events(mode: str, reason: str, text: str, decision: RouteDecision, injection: str) -> tuple[dict[str, Any], ...]:
+def route_events(mode: str, reason: str, text: str, decision: RouteDecision,
+                 injection: str) -> tuple[dict[str, Any], ...]:
     top = decision.selected[0] if decision.selected else None
     best_rejected = decision.best_rejected
     route = {
@@ -68,8 +69,9 @@ def injection_event(kind: str, reason: str, injection: str, payload: str, **extr
     }
 
 
-def activation_events(request: ActivationRequest, expansions: Mapping[str, Any], packet: str) -> tuple[dict[str, Any], ...]:
-    resolved = [a.skill.name for a in request.resolved]
+def activation_events(request: ActivationRequest, expansions: Mapping[str, Any],
+                      packet: str) -> tuple[dict[str, Any], ...]:
+    resolved = [a.resolved_skill.name for a in request.resolved]
     expanded = [name for name in resolved if expansions[name].text is not None]
     activation = {
         "event": "preprocess_activation",

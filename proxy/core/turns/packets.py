@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from proxy.core.turns.activation import Activation, ActivationRequest
 from proxy.core.routing.router import RouteCandidate
 from proxy.core.tools.tool_mode import ToolMode
+from proxy.core.turns.activation import Activation, ActivationRequest
 
 PACKET_SOURCE = "skillproxy"
 REASON_NO_ROUTE = "no confident skill route"
@@ -69,7 +69,7 @@ def _how_to_read(tool_mode: str) -> str:
 
 def invocation_packet(request: ActivationRequest, expansions: Mapping[str, Expansion], tool_mode: str) -> str:
     resolved, unresolved = request.resolved, request.unresolved
-    expanded = sum(1 for a in resolved if expansions[a.skill.name].text is not None)
+    expanded = sum(1 for a in resolved if expansions[a.resolved_skill.name].text is not None)
     failed = len(resolved) - expanded
     lines = [
         f'<skill_invocation_packet priority="highest" source="{PACKET_SOURCE}" expanded="{str(expanded > 0).lower()}" '
@@ -77,7 +77,7 @@ def invocation_packet(request: ActivationRequest, expansions: Mapping[str, Expan
         f"<activation_status>{'expanded_success' if expanded else 'no_skill_expanded'}</activation_status>",
         _model_contract(expanded > 0),
         _next_action(expanded > 0, failed > 0, bool(unresolved), tool_mode),
-        *(_activated_skill(a, expansions[a.skill.name], tool_mode) for a in resolved),
+        *(_activated_skill(a, expansions[a.resolved_skill.name], tool_mode) for a in resolved),
     ]
     if unresolved:
         lines.append(_unresolved_block(unresolved))
@@ -116,7 +116,7 @@ def _next_action(expanded: bool, failed: bool, unresolved: bool, tool_mode: str)
 
 
 def _activated_skill(activation: Activation, expansion: Expansion, tool_mode: str) -> str:
-    skill = activation.skill
+    skill = activation.resolved_skill
     lines = [
         "<activated_skill>",
         f"<token>{escape(activation.token)}</token>",
@@ -184,7 +184,8 @@ def routed_skills_block(candidates: Sequence[RouteCandidate], tool_mode: str, in
     decision = ("skillproxy's deterministic router picked these skills for this message. "
                 f"To use one, {_how_to_read(tool_mode)}. Do not browse unrelated skills unless the user asks.")
     skills = [_routed_skill(rank, c, inline_bodies.get(c.skill.name)) for rank, c in enumerate(candidates, 1)]
-    return "\n".join(["<routed_skills>", f"<routing_decision>{decision}</routing_decision>", *skills, "</routed_skills>"])
+    return "\n".join(["<routed_skills>", f"<routing_decision>{decision}</routing_decision>", *skills,
+                      "</routed_skills>"])
 
 
 def _routed_skill(rank: int, candidate: RouteCandidate, body: str | None) -> str:

@@ -6,10 +6,10 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+from proxy.core.routing.router import RouteDecision
 from proxy.core.turns.conversation import Conversation
 from proxy.core.turns.modes import TurnMode
 from proxy.core.turns.records import TurnRecord
-from proxy.core.routing.router import RouteDecision
 
 
 @dataclass(frozen=True)

@@ -16,13 +16,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from proxy.core.tools.tool_mode import ToolMode
 from proxy.core.turns.context_modes import FORK, forked
 from proxy.core.turns.conversation import Conversation, Turn
+from proxy.core.turns.modes import TurnMode
 from proxy.core.turns.packets import REASON_FALLBACK, reminder
 from proxy.core.turns.preprocess_result import Preprocessed
-from proxy.core.turns.modes import TurnMode
 from proxy.core.turns.records import MixedCall, TurnRecord, TurnRecordReader, turn_keys
-from proxy.core.tools.tool_mode import ToolMode
 from proxy.core.turns.skills_index import IndexPlacement
 from proxy.core.turns.turn_decision import LastFullInjection, PreprocessConfig, SkillContext, TurnOutcome, decide_turn
 from proxy.core.turns.turn_text import prepend_block
@@ -204,10 +204,12 @@ def fallback(conversation: Conversation, store: TurnRecordReader | None, now: fl
         return Preprocessed(conversation, TurnMode.FALLBACK, TurnMode.FALLBACK, events=(_fallback_event(reason),))
     turns = conversation.turns
     events: tuple[dict[str, Any], ...] = (_fallback_event(reason),)
+    keys: list[str] | None = None
     try:
-        keys: list[str] | None = turn_keys(conversation)
-        known = _known_records(store, turns, keys, now)
-        forwarded = _replay(conversation, keys, known, recompute=None).forwarded
+        computed_keys = turn_keys(conversation)
+        known = _known_records(store, turns, computed_keys, now)
+        forwarded = _replay(conversation, computed_keys, known, recompute=None).forwarded
+        keys = computed_keys
     except Exception as exc:  # noqa: BLE001 - the fallback must always produce a request; the failure is an event
         forwarded, keys = list(turns[:-1]), None
         events = (*events, {"event": "fallback_replay_failed", "error_type": type(exc).__name__,

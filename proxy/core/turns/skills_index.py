@@ -16,13 +16,13 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from proxy.core.turns.conversation import Conversation
-from proxy.core.turns.turn_text import prepend_block, routing_text, with_system_text
-from proxy.core.turns.packets import escape
 from proxy.core.catalog.skill import Skill
 from proxy.core.tools.tool_mode import ToolMode
+from proxy.core.turns.conversation import Conversation
 from proxy.core.turns.modes import SkillsIndexMode
+from proxy.core.turns.packets import escape
 from proxy.core.turns.turn_decision import PreprocessConfig, SkillContext, TurnOutcome
+from proxy.core.turns.turn_text import prepend_block, routing_text, with_system_text
 
 SHORT_DESCRIPTION_CHARS = 120
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s")

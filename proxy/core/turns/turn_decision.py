@@ -12,20 +12,28 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from proxy.core.turns.activation import ActivationRequest, find_activations, substitute_arguments
 from proxy.core.catalog.catalog import Catalog
-from proxy.core.turns.records import TurnRecord
-from proxy.core.turns.modes import SkillsIndexMode, TurnMode
-from proxy.core.tools.tool_mode import ToolMode
-from proxy.core.turns.decision_events import activation_events, route_events
-from proxy.core.turns.conversation import Turn, TurnWire
-from proxy.core.turns.turn_text import prepend_block, replace_text, routing_text
-from proxy.core.turns.packets import (REASON_NO_ROUTE, REASON_UNCHANGED, Expansion, explicit_text, invocation_packet,
-                                reminder, routed_injection)
-from proxy.core.routing.router import RouteCandidate, RouteDecision, SkillRouter, select
-from proxy.core.turns.context_modes import context_mode, model_override
 from proxy.core.catalog.files import DEFAULT_MAX_FILE_BYTES, read_skill_body
 from proxy.core.catalog.scope import SkillScope
+from proxy.core.catalog.skill import Skill
+from proxy.core.routing.router import RouteCandidate, RouteDecision, SkillRouter, select
+from proxy.core.tools.tool_mode import ToolMode
+from proxy.core.turns.activation import ActivationRequest, find_activations, substitute_arguments
+from proxy.core.turns.context_modes import context_mode, model_override
+from proxy.core.turns.conversation import Turn, TurnWire
+from proxy.core.turns.decision_events import activation_events, route_events
+from proxy.core.turns.modes import SkillsIndexMode, TurnMode
+from proxy.core.turns.packets import (
+    REASON_NO_ROUTE,
+    REASON_UNCHANGED,
+    Expansion,
+    explicit_text,
+    invocation_packet,
+    reminder,
+    routed_injection,
+)
+from proxy.core.turns.records import TurnRecord
+from proxy.core.turns.turn_text import prepend_block, replace_text, routing_text
 
 
 @dataclass(frozen=True)
@@ -121,19 +129,19 @@ def _decide(turn: Turn, context: SkillContext, config: PreprocessConfig,
 
 
 def _explicit(turn: Turn, request: ActivationRequest, config: PreprocessConfig) -> TurnOutcome:
-    expansions = {a.skill.name: _expand(a.skill, request.payload, config) for a in request.resolved}
+    skills = [a.resolved_skill for a in request.resolved]
+    expansions = {skill.name: _expand(skill, request.payload, config) for skill in skills}
     packet = invocation_packet(request, expansions, config.tool_mode)
-    names = [a.skill.name for a in request.resolved]
+    names = [skill.name for skill in skills]
     forwarded = replace_text(turn, explicit_text(packet, request.payload, names))
     header = "explicit:" + (",".join(names) or "unresolved")
-    skills = [a.skill for a in request.resolved]
     model, model_events = model_override(skills, config.model_overrides)
     record = TurnRecord(forwarded, TurnMode.EXPLICIT, context_mode=context_mode(skills), model=model)
     events = (*activation_events(request, expansions, packet), *model_events)
     return TurnOutcome(forwarded, record, header, packet, tuple(names), activation=request, events=events)
 
 
-def _expand(skill, payload: str, config: PreprocessConfig) -> Expansion:
+def _expand(skill: Skill, payload: str, config: PreprocessConfig) -> Expansion:
     try:
         body = read_skill_body(skill.skill_file, config.max_file_bytes)
     except OSError as exc:

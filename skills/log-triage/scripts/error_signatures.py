@@ -22,8 +22,9 @@ import json
 import re
 import sys
 import zlib
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator, TextIO
+from typing import TextIO
 
 # A line counts as an error if it matches this (case-insensitive), unless
 # --pattern overrides it.
@@ -49,18 +50,23 @@ TIMESTAMP_RES = [
 
 # (category, regex) - first match wins, so more specific ones come first.
 CATEGORIES: list[tuple[str, re.Pattern[str]]] = [
-    ("oom", re.compile(r"out ?of ?memory|OutOfMemoryError|MemoryError|oom-?kill|killed process|exit code 137|Cannot allocate memory|ENOMEM", re.I)),
+    ("oom", re.compile(r"out ?of ?memory|OutOfMemoryError|MemoryError|oom-?kill|killed process|exit code 137"
+                       r"|Cannot allocate memory|ENOMEM", re.I)),
     ("disk-full", re.compile(r"no space left on device|ENOSPC|disk full|quota exceeded", re.I)),
     ("too-many-open-files", re.compile(r"too many open files|EMFILE|ENFILE", re.I)),
     ("deadlock", re.compile(r"deadlock", re.I)),
     ("lock-timeout", re.compile(r"lock wait timeout|could not obtain lock|lock timeout|LockNotAvailable", re.I)),
-    ("pool-exhausted", re.compile(r"pool (is )?exhausted|QueuePool limit|too many (clients|connections)|remaining connection slots", re.I)),
+    ("pool-exhausted", re.compile(r"pool (is )?exhausted|QueuePool limit|too many (clients|connections)"
+                                  r"|remaining connection slots", re.I)),
     ("connection-refused", re.compile(r"connection refused|ECONNREFUSED|actively refused", re.I)),
-    ("connection-reset", re.compile(r"connection reset|ECONNRESET|broken pipe|EPIPE|connection (was )?closed|server closed the connection", re.I)),
-    ("dns", re.compile(r"name or service not known|ENOTFOUND|getaddrinfo|NXDOMAIN|temporary failure in name resolution|no such host", re.I)),
+    ("connection-reset", re.compile(r"connection reset|ECONNRESET|broken pipe|EPIPE|connection (was )?closed"
+                                    r"|server closed the connection", re.I)),
+    ("dns", re.compile(r"name or service not known|ENOTFOUND|getaddrinfo|NXDOMAIN"
+                       r"|temporary failure in name resolution|no such host", re.I)),
     ("tls", re.compile(r"certificate|SSL|TLS handshake|x509", re.I)),
     ("timeout", re.compile(r"timed? ?out|timeout|ETIMEDOUT|deadline exceeded|\b504\b", re.I)),
-    ("auth", re.compile(r"permission denied|access denied|unauthori[sz]ed|forbidden|\b40[13]\b|EACCES|authentication failed", re.I)),
+    ("auth", re.compile(r"permission denied|access denied|unauthori[sz]ed|forbidden|\b40[13]\b|EACCES"
+                        r"|authentication failed", re.I)),
     ("http-5xx", re.compile(r"\b5\d\d\b.*\b(status|HTTP)|\b(status|HTTP)\S*\s*[=:]?\s*5\d\d\b", re.I)),
     ("null-reference", re.compile(r"NullPointerException|NoneType|undefined is not|nil pointer|null reference", re.I)),
 ]
@@ -189,7 +195,8 @@ def analyse(paths: list[str], error_re: re.Pattern[str]) -> dict:
         sig = normalise(line)
         g = groups.get(sig)
         if g is None:
-            g = groups[sig] = Group(sig, categorise(line), len(groups), first_where=where, first_ts=ts, example=line.strip()[:300])
+            g = groups[sig] = Group(sig, categorise(line), len(groups), first_where=where, first_ts=ts,
+                                    example=line.strip()[:300])
         g.count += 1
         g.last_where, g.last_ts = where, ts
         g.sources.add(name)

@@ -23,8 +23,9 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any
 
 
 class PlanError(Exception):
@@ -37,7 +38,7 @@ class Node:
     depth: int
     raw: dict[str, Any]
     under_limit: bool
-    children: list["Node"] = field(default_factory=list)
+    children: list[Node] = field(default_factory=list)
 
     @property
     def node_type(self) -> str:
@@ -287,7 +288,8 @@ def print_text(s: dict[str, Any], args: argparse.Namespace) -> None:
     out(f"  {'id':>3}  {'excl ms':>10}  {'%':>6}  {'rows act/est':>18}  {'loops':>6}  node\n")
     for r in s["slowest"]:
         rows = f"{r['actual_rows']:,}/{r['estimated_rows']:,}"
-        out(f"  {r['id']:>3}  {r['exclusive_ms']:>10.1f}  {r['pct']:>5.1f}%  {rows:>18}  {r['loops']:>6}  {r['node']}\n")
+        out(f"  {r['id']:>3}  {r['exclusive_ms']:>10.1f}  {r['pct']:>5.1f}%  {rows:>18}  {r['loops']:>6}  "
+            f"{r['node']}\n")
         if r["detail"]:
             out(f"  {'':>3}  {'':>10}  {'':>6}  {'':>18}  {'':>6}    {r['detail']}\n")
 

@@ -12,9 +12,9 @@ import tracemalloc
 from pathlib import Path
 
 from proxy.core.catalog.catalog import load_catalog
-from proxy.core.catalog.skill import Skill
 from proxy.core.catalog.files import DEFAULT_MAX_FILE_BYTES, read_skill_body
 from proxy.core.catalog.loader import MAX_KEPT_DESCRIPTION_CHARS, load_skill
+from proxy.core.catalog.skill import Skill
 
 TEN_MB = 10 * 1024 * 1024
 

@@ -1,7 +1,13 @@
 import time
 
-from proxy.core.catalog.frontmatter import (MAX_FRONTMATTER_LINES, first_paragraph, heading_text, headings, lenient_fields,
-                                    parse_skill_text)
+from proxy.core.catalog.frontmatter import (
+    MAX_FRONTMATTER_LINES,
+    first_paragraph,
+    heading_text,
+    headings,
+    lenient_fields,
+    parse_skill_text,
+)
 
 
 def rules(parsed):
@@ -29,7 +35,8 @@ def test_bom_and_crlf_are_tolerated():
 
 
 def test_unquoted_colon_is_read_leniently():
-    text = "---\nname: neo\ndescription: Use with Spring Data (SDN 7.x): entities,\n  relationships and queries\nversion: 1\n---\n"
+    text = ("---\nname: neo\ndescription: Use with Spring Data (SDN 7.x): entities,\n  relationships and queries\n"
+            "version: 1\n---\n")
     parsed = parse_skill_text(text)
     assert rules(parsed) == ["yaml-invalid"]
     assert parsed.fields["description"] == "Use with Spring Data (SDN 7.x): entities, relationships and queries"

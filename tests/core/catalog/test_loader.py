@@ -1,9 +1,9 @@
 import codecs
 import json
 
-from proxy.core.catalog.skill import Finding, Skill
 from proxy.core.catalog.files import looks_binary, read_capped
 from proxy.core.catalog.loader import MAX_FINDING_CHARS, MAX_FINDINGS_PER_RULE, MAX_KEPT_DESCRIPTION_CHARS, load_skill
+from proxy.core.catalog.skill import Finding, Skill
 
 
 def rules(skill):
@@ -48,14 +48,16 @@ def test_no_description_anywhere_is_skipped_with_an_error(make_skill):
 
 
 def test_manifest_fills_missing_fields(make_skill):
-    folder = make_skill("pdf", "# PDF\n", files={"skill.json": json.dumps({"name": "pdf", "description": "PDF tools", "tags": ["pdf"]})})
+    manifest = json.dumps({"name": "pdf", "description": "PDF tools", "tags": ["pdf"]})
+    folder = make_skill("pdf", "# PDF\n", files={"skill.json": manifest})
     skill = load_skill(folder, "r")
     assert (skill.name, skill.description, skill.tags) == ("pdf", "PDF tools", ("pdf",))
     assert "manifest-fallback" in rules(skill)
 
 
 def test_spec_rules_are_warnings(make_skill):
-    text = "---\nname: Bad--Name\ndescription: '" + "x" * 1100 + " <T>'\ncompatibility: '" + "y" * 600 + "'\nfoo: 1\ncontext: weird\n---\n"
+    text = ("---\nname: Bad--Name\ndescription: '" + "x" * 1100 + " <T>'\ncompatibility: '" + "y" * 600
+            + "'\nfoo: 1\ncontext: weird\n---\n")
     skill = load_skill(make_skill("folder", text), "r")
     assert set(rules(skill)) == {"name-format", "name-hyphens", "name-folder-mismatch", "description-length",
                                  "description-angle-brackets", "compatibility-length", "unknown-key", "context-value"}

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from proxy.core.turns.request_options import BadSkillsHeader, options_from_headers
-from proxy.core.catalog.skill import Skill
 from proxy.core.catalog.scope import SkillScope, patterns_from_header
+from proxy.core.catalog.skill import Skill
+from proxy.core.turns.request_options import BadSkillsHeader, options_from_headers
 
 
 def skill(name: str, folder: str | None = None) -> Skill:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from proxy.core.catalog.skill import Skill
 from proxy.core.routing.query import query_terms
 from proxy.core.routing.term_index import build_index
-from proxy.core.catalog.skill import Skill
 from proxy.core.routing.tokens import stem
 
 
@@ -14,7 +14,8 @@ def make(name: str, description: str) -> Skill:
     return Skill(name=name, description=description, folder=Path("/s") / name, root="/s", location=name)
 
 
-INDEX = build_index([make("grafana-dashboards", "Build Grafana dashboards for latency."), make("db-tuning", "Slow queries.")])
+INDEX = build_index([make("grafana-dashboards", "Build Grafana dashboards for latency."),
+                     make("db-tuning", "Slow queries.")])
 
 
 def by_term(text: str) -> dict[str, tuple[float, str]]:

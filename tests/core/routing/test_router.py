@@ -7,13 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from proxy.core.routing.router import HIGH, MEDIUM, RouteCandidate, RouteDecision, SkillRouter, confidence_for, select
 from proxy.core.catalog.skill import Skill
+from proxy.core.routing.router import HIGH, MEDIUM, RouteCandidate, RouteDecision, SkillRouter, confidence_for, select
 
 
 def make_skill(name: str, description: str, folder: str | None = None, **extra: object) -> Skill:
     path = Path("/skills") / (folder or name)
-    return Skill(name=name, description=description, folder=path, root="/skills", location=str(path / "SKILL.md"), **extra)
+    return Skill(name=name, description=description, folder=path, root="/skills", location=str(path / "SKILL.md"),
+                 **extra)
 
 
 CATALOG = (

@@ -17,11 +17,11 @@ from pathlib import Path
 import pytest
 
 from proxy.core.catalog.catalog import Catalog, load_catalog
-from proxy.core.routing.router import SkillRouter
-from proxy.core.routing.term_index import FIELD_WEIGHTS, RoutingIndex, _average_lengths, _pseudo_tf, _plain_pseudo_tf
-from proxy.core.routing.terms import FIELDS, clear_term_cache, skill_fields, skill_terms
-from proxy.core.catalog.skill import Skill
 from proxy.core.catalog.loader import clear_parse_cache
+from proxy.core.catalog.skill import Skill
+from proxy.core.routing.router import SkillRouter
+from proxy.core.routing.term_index import FIELD_WEIGHTS, RoutingIndex, _average_lengths, _plain_pseudo_tf, _pseudo_tf
+from proxy.core.routing.terms import FIELDS, clear_term_cache, skill_fields, skill_terms
 from tests.conftest import SHARED, corpus_roots
 
 SKILL = "---\nname: {name}\ndescription: {desc}\n---\n# {name}\n\n{body}\n"
@@ -112,7 +112,7 @@ def test_a_body_only_edit_reaches_the_index(root: Path) -> None:
     catalog, before = from_scratch(roots)
     write(root, "payroll-export", "Export payroll runs to the accounting system.",
           "## When to use\nMonthly payroll closes and the quarterly zebracount export.")
-    after = assert_same_as_from_scratch(roots, catalog, QUERIES + ("zebracount export",))
+    after = assert_same_as_from_scratch(roots, catalog, (*QUERIES, "zebracount export"))
     assert not before.index.knows("zebracount")
     assert after.index.knows("zebracount")
 
@@ -135,7 +135,7 @@ def test_a_skill_that_becomes_referred_to_is_reweighed(root: Path) -> None:
     roots = [str(root)]
     catalog, _ = from_scratch(roots)
     write(root, "invoice-audit", "Audit supplier invoices. For salary slips, see payroll-export.")
-    after = assert_same_as_from_scratch(roots, catalog, QUERIES + ("salary slips",))
+    after = assert_same_as_from_scratch(roots, catalog, (*QUERIES, "salary slips"))
     payroll = [skill.name for skill in after.index.skills].index("payroll-export")
     assert after.index.features[payroll].matches["salary"].fields == ("referred",)
 

@@ -1,10 +1,10 @@
 import re
+from pathlib import Path
 
+from proxy.core.catalog.skill import Skill
+from proxy.core.routing.router import RouteCandidate
 from proxy.core.turns.activation import Activation, ActivationRequest
 from proxy.core.turns.packets import Expansion, explicit_text, invocation_packet, reminder, routed_injection
-from proxy.core.routing.router import RouteCandidate
-from proxy.core.catalog.skill import Skill
-from pathlib import Path
 
 PDF = Skill(name="pdf", description="Read <PDF> files & more", folder=Path("/s/pdf"), root="/s",
             location="/s/pdf/SKILL.md", has_supporting_files=True)
@@ -19,7 +19,8 @@ def test_invocation_packet_shape_and_attributes():
                 "location", "has_supporting_files", "supporting_files_hint", "unresolved_skill_activations"):
         assert f"<{tag}>" in packet or f"<{tag} " in packet, tag
     assert "<activation_status>expanded_success</activation_status>" in packet
-    assert '<expanded_skill_instructions source="/s/pdf/SKILL.md">\n# PDF body\n</expanded_skill_instructions>' in packet
+    assert ('<expanded_skill_instructions source="/s/pdf/SKILL.md">\n# PDF body\n</expanded_skill_instructions>'
+            in packet)
     assert "<description>Read &lt;PDF&gt; files &amp; more</description>" in packet
     assert '<skill_token closest="pdf">$pfd</skill_token>' in packet
     assert packet.endswith("</skill_invocation_packet>")
@@ -36,7 +37,8 @@ def test_failed_expansion_is_reported():
 
 
 def test_explicit_text_wraps_payload():
-    assert explicit_text("P", "do it", ["pdf"]).endswith('<task_payload for_expanded_skills="pdf">\ndo it\n</task_payload>')
+    assert explicit_text("P", "do it", ["pdf"]).endswith(
+        '<task_payload for_expanded_skills="pdf">\ndo it\n</task_payload>')
     assert 'for_expanded_skills="unresolved"' in explicit_text("P", "x", [])
 
 
@@ -54,4 +56,5 @@ def test_routed_block_shape():
 def test_reminders_carry_their_reason():
     for reason in ("no confident skill route", "route unchanged", "scan timeout or routing error"):
         text = reminder(reason)
-        assert text.startswith(f'<skills_runtime_reminder reason="{reason}">') and text.endswith("</skills_runtime_reminder>")
+        assert text.startswith(f'<skills_runtime_reminder reason="{reason}">')
+        assert text.endswith("</skills_runtime_reminder>")

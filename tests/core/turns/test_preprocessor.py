@@ -3,11 +3,11 @@
 import pytest
 
 from proxy.core.turns.records import prefix_keys
-from proxy.surfaces.chat_messages import message_text
-from tests.core.turns.chat_wire import fallback, preprocess
 from proxy.core.turns.turn_decision import PreprocessConfig
 from proxy.state.memory_store import MemoryTurnStore
+from proxy.surfaces.chat_messages import message_text
 from tests.core.skill_factory import context_for, write_catalog
+from tests.core.turns.chat_wire import fallback, preprocess
 
 CONFIG = PreprocessConfig(refresh_interval=1800)
 SQL = "my SQL query is slow, how do I read the EXPLAIN plan and which index should I add"
@@ -44,7 +44,7 @@ def test_six_turn_conversation_is_prefix_stable(context):
         ("write release notes and a changelog entry from these commits", "routed"),
     ]
     history, previous_forwarded, modes = [], None, []
-    for number, (text, expected_mode) in enumerate(turns):
+    for number, (text, _expected_mode) in enumerate(turns):
         history.append(user(text))
         result = run(list(history), context, store, now=100.0 * number)
         modes.append(result.mode)
@@ -126,7 +126,8 @@ def test_fallback_adds_reminder_and_replays_known_turns(context):
     first = run([user(SQL)], context, store, now=0.0)
     result = fallback([user(SQL), assistant("a"), user("next")], store, now=1.0, reason="timeout")
     assert result.mode == "fallback" and result.messages[0] == first.messages[-1]
-    assert message_text(result.messages[-1]).startswith('<skills_runtime_reminder reason="scan timeout or routing error">')
+    assert message_text(result.messages[-1]).startswith(
+        '<skills_runtime_reminder reason="scan timeout or routing error">')
     assert result.events[0] == {"event": "preprocess_fallback", "reason": "timeout"}
     assert fallback(None, None, 0.0).mode == "fallback"
 
@@ -191,7 +192,8 @@ def test_an_identical_request_in_another_tool_mode_is_decided_again(context):
     inline = run([user(SQL)], context, store, now=1.0, config=replace(CONFIG, tool_mode="inline"))
     assert first.route_header != "replayed" and inline.route_header != "replayed"
     assert message_text(inline.messages[-1]) != message_text(first.messages[-1])
-    assert run([user(SQL)], context, store, now=2.0, config=replace(CONFIG, tool_mode="inline")).route_header == "replayed"
+    inline_again = run([user(SQL)], context, store, now=2.0, config=replace(CONFIG, tool_mode="inline"))
+    assert inline_again.route_header == "replayed"
 
 
 def test_fallback_replays_known_turns_and_keeps_an_anchor_for_tool_results(context):
@@ -215,7 +217,8 @@ def test_a_failed_replay_in_the_fallback_still_adds_the_reminder_and_becomes_an_
     history = [user(SQL), assistant("a"), user("next")]
     result = fallback(history, _BrokenStore(), 1.0, "timeout")
     assert result.mode == "fallback" and result.messages[:-1] == history[:-1]
-    assert message_text(result.messages[-1]).startswith('<skills_runtime_reminder reason="scan timeout or routing error">')
+    assert message_text(result.messages[-1]).startswith(
+        '<skills_runtime_reminder reason="scan timeout or routing error">')
     assert result.events == (
         {"event": "preprocess_fallback", "reason": "timeout"},
         {"event": "fallback_replay_failed", "error_type": "RuntimeError",

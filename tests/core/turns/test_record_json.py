@@ -15,12 +15,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from proxy.core.turns.records import MixedCall, TurnRecord
-from proxy.state.memory_store import MemoryTurnStore
-from tests.core.turns.chat_wire import preprocess
-from proxy.core.turns.turn_decision import PreprocessConfig
 from proxy.core.turns.record_json import decode_record, encode_record
+from proxy.core.turns.records import MixedCall, TurnRecord
+from proxy.core.turns.turn_decision import PreprocessConfig
+from proxy.state.memory_store import MemoryTurnStore
 from tests.core.skill_factory import context_for, write_catalog
+from tests.core.turns.chat_wire import preprocess
 
 CI_SETTINGS = settings(max_examples=200, derandomize=True, database=None, deadline=None,
                        suppress_health_check=[HealthCheck.too_slow])

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 
-from proxy.state.memory_store import MemoryTurnStore
-from tests.core.turns.chat_wire import fallback, preprocess
 from proxy.core.turns.turn_decision import PreprocessConfig
+from proxy.state.memory_store import MemoryTurnStore
 from tests.core.skill_factory import context_for, write_catalog
+from tests.core.turns.chat_wire import fallback, preprocess
 
 
 class BatchStore(MemoryTurnStore):

@@ -18,7 +18,7 @@ SKILLS = [skill(f"skill-{i:02d}", f"Does task number {i} well. Use it when the u
 
 
 def test_everything_fits_sorted_by_name_with_full_descriptions():
-    text = render_index(list(reversed(SKILLS[:3])) + [skill("hidden", "x", invocable=False)], 10_000, "server")
+    text = render_index([*reversed(SKILLS[:3]), skill("hidden", "x", invocable=False)], 10_000, "server")
     lines = text.splitlines()
     assert lines[0] == '<available_skills count="3" listed="3">' and lines[-1] == "</available_skills>"
     assert [line.split(":")[0] for line in lines[2:-1]] == ["- skill-00", "- skill-01", "- skill-02"]

@@ -13,10 +13,10 @@ read once, when this module is imported.
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from types import MappingProxyType
-from typing import Mapping, Sequence
 
 from proxy.core.routing.tokens import CJK_RUN, normalize
 
@@ -153,7 +153,8 @@ def build_lexicon() -> Lexicon:
         parts = key.split(" ")
         if len(parts) > 1:
             heads[parts[0]] = max(heads.get(parts[0], 0), len(parts))
-    return Lexicon(MappingProxyType(words), MappingProxyType(cjk), longest, MappingProxyType(heads), MappingProxyType(stems))
+    return Lexicon(MappingProxyType(words), MappingProxyType(cjk), longest, MappingProxyType(heads),
+                   MappingProxyType(stems))
 
 
 LEXICON = build_lexicon()
