@@ -6,7 +6,8 @@ from proxy.core.turns.records import TurnRecord, prefix_keys
 from proxy.core.turns.turn_decision import PreprocessConfig
 from proxy.state.memory_store import MemoryTurnStore
 from tests.core.skill_factory import context_for, write_catalog
-from tests.core.turns.chat_wire import preprocess
+from tests.core.turns import chat_wire
+from tests.core.turns.chat_wire import user
 
 CONFIG = PreprocessConfig(refresh_interval=1800)
 SQL = "my SQL query is slow, how do I read the EXPLAIN plan and which index should I add"
@@ -18,14 +19,7 @@ def context(tmp_path):
 
 
 def run(messages, context, store, now, config=CONFIG):
-    result = preprocess(messages, context, store, config, now)
-    for key, record in result.records:
-        store.put(key, record, now)
-    return result
-
-
-def user(text):
-    return {"role": "user", "content": text}
+    return chat_wire.run(messages, context, store, now, config)
 
 
 def test_eviction_by_size_and_ttl(context):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import itertools
 import json
-from typing import ClassVar
 
 from proxy.core.tools.calls import ToolCall
 from proxy.core.tools.rounds import CallResult, MixedRound, ToolRound, ToolRounds
@@ -12,6 +11,7 @@ from proxy.core.turns.record_json import decode_record, encode_record
 from proxy.core.turns.records import MixedCall, TurnRecord
 from proxy.surfaces.chat_tool_format import CHAT_TOOL_FORMAT as FORMAT
 from proxy.surfaces.chat_tool_format import function_name
+from tests.core.tools.echo_tools import EchoTools
 
 
 def tool(name: str, description: str = "") -> dict:
@@ -19,14 +19,6 @@ def tool(name: str, description: str = "") -> dict:
 
 
 OURS = [tool("list_skills"), tool("read_skill_file"), tool("list_skill_files")]
-
-
-class _Tools:
-    def call(self, name, arguments):
-        class Result:
-            content = f"{name}:{arguments}"
-            event: ClassVar[dict[str, object]] = {"tool": name, "ok": True}
-        return Result()
 
 
 def test_our_tools_go_after_the_clients_and_a_clash_is_the_clients():
@@ -86,7 +78,7 @@ def test_each_round_is_its_assistant_message_then_its_results_in_order():
 
 def test_tool_rounds_run_records_and_withdraws_our_tools_at_the_cap():
     ids = itertools.count()
-    rounds = ToolRounds(_Tools(), frozenset({"list_skills"}), 1, lambda: f"skp_{next(ids)}")
+    rounds = ToolRounds(EchoTools(), frozenset({"list_skills"}), 1, lambda: f"skp_{next(ids)}")
     base = {"messages": [{"role": "user", "content": "q"}], "tools": [tool("list_skills")]}
     events = rounds.run("thinking", [ToolCall("call_0", "list_skills", "{}")])
     assert events == [{"event": "skill_tool_call", "round": 1, "call_id": "skp_0", "tool": "list_skills", "ok": True}]
@@ -97,7 +89,7 @@ def test_tool_rounds_run_records_and_withdraws_our_tools_at_the_cap():
 
 
 def test_before_the_cap_the_next_request_keeps_every_tool_and_the_client_body():
-    rounds = ToolRounds(_Tools(), frozenset({"list_skills"}), 3, lambda: "skp")
+    rounds = ToolRounds(EchoTools(), frozenset({"list_skills"}), 3, lambda: "skp")
     base = {"model": "m", "messages": [{"role": "user", "content": "q"}], "tools": [tool("list_skills")],
             "tool_choice": "auto"}
     rounds.run(None, [ToolCall("c0", "list_skills", "{}")])
@@ -107,7 +99,7 @@ def test_before_the_cap_the_next_request_keeps_every_tool_and_the_client_body():
 
 
 def test_a_mixed_answer_keeps_the_models_call_order():
-    rounds = ToolRounds(_Tools(), frozenset({"list_skills"}), 6, lambda: "skp")
+    rounds = ToolRounds(EchoTools(), frozenset({"list_skills"}), 6, lambda: "skp")
     theirs = ToolCall("c0", "get_weather", "{}", 0)
     rounds.run_mixed(None, [ToolCall("c1", "list_skills", "{}", 1)], [theirs])
     mixed = FORMAT.mixed_call(rounds.mixed)
@@ -117,7 +109,7 @@ def test_a_mixed_answer_keeps_the_models_call_order():
 
 def test_the_record_holds_the_messages_the_next_request_carried():
     ids = itertools.count()
-    rounds = ToolRounds(_Tools(), frozenset({"list_skills"}), 3, lambda: f"skp_{next(ids)}")
+    rounds = ToolRounds(EchoTools(), frozenset({"list_skills"}), 3, lambda: f"skp_{next(ids)}")
     base = {"messages": [{"role": "user", "content": "q"}]}
     rounds.run("first", [ToolCall("c0", "list_skills", '{"a":1}')])
     sent = FORMAT.next_request(base, rounds)["messages"][1:]

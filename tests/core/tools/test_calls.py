@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import itertools
-from typing import ClassVar
 
 import pytest
 
 from proxy.core.tools.calls import ToolCall, add_usage, split_calls, with_own_ids
 from proxy.core.tools.rounds import CallResult, ToolRound, ToolRounds
 from proxy.core.tools.tool_mode import rejects_tools, tool_mode_for
+from tests.core.tools.echo_tools import EchoTools
 
 
 def test_split_and_own_ids():
@@ -60,17 +60,9 @@ def test_rejects_tools(status, body, expected):
     assert rejects_tools(status, body) is expected
 
 
-class _Tools:
-    def call(self, name, arguments):
-        class Result:
-            content = f"{name}:{arguments}"
-            event: ClassVar[dict[str, object]] = {"tool": name, "ok": True}
-        return Result()
-
-
 def test_a_round_runs_our_calls_under_our_ids_and_keeps_text_calls_and_results():
     ids = itertools.count()
-    rounds = ToolRounds(_Tools(), frozenset({"list_skills"}), 2, lambda: f"skp_{next(ids)}")
+    rounds = ToolRounds(EchoTools(), frozenset({"list_skills"}), 2, lambda: f"skp_{next(ids)}")
     events = rounds.run("thinking", [ToolCall("call_0", "list_skills", "{}")])
     assert events == [{"event": "skill_tool_call", "round": 1, "call_id": "skp_0", "tool": "list_skills", "ok": True}]
     own = ToolCall("skp_0", "list_skills", "{}")
@@ -79,7 +71,7 @@ def test_a_round_runs_our_calls_under_our_ids_and_keeps_text_calls_and_results()
 
 
 def test_rounds_are_capped_once_the_last_allowed_round_ran():
-    rounds = ToolRounds(_Tools(), frozenset({"list_skills"}), 2, lambda: "skp")
+    rounds = ToolRounds(EchoTools(), frozenset({"list_skills"}), 2, lambda: "skp")
     rounds.run(None, [ToolCall("c0", "list_skills", "{}")])
     assert not rounds.capped
     rounds.run(None, [ToolCall("c0", "list_skills", "{}"), ToolCall("c1", "list_skills", "{}")])
@@ -87,7 +79,7 @@ def test_rounds_are_capped_once_the_last_allowed_round_ran():
 
 
 def test_a_mixed_answer_keeps_the_models_call_order_and_only_our_results():
-    rounds = ToolRounds(_Tools(), frozenset({"list_skills"}), 6, lambda: "skp")
+    rounds = ToolRounds(EchoTools(), frozenset({"list_skills"}), 6, lambda: "skp")
     theirs = ToolCall("c0", "get_weather", "{}", 0)
     rounds.run_mixed(None, [ToolCall("c1", "list_skills", "{}", 1)], [theirs])
     assert rounds.mixed is not None and rounds.exchange == []

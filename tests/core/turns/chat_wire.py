@@ -15,3 +15,19 @@ def preprocess(messages: Any, *args: Any, **kwargs: Any) -> Preprocessed:
 
 def fallback(messages: Any, *args: Any, **kwargs: Any) -> Preprocessed:
     return preprocessor.fallback(read_messages(messages), *args, **kwargs)
+
+
+def run(messages: Any, context: Any, store: Any, now: float, config: Any) -> Preprocessed:
+    """One request preprocessed and its records kept, as the engine does once a result is used."""
+    result = preprocess(messages, context, store, config, now)
+    for key, record in result.records:
+        store.put(key, record, now)
+    return result
+
+
+def user(text: str) -> dict[str, Any]:
+    return {"role": "user", "content": text}
+
+
+def assistant(text: str) -> dict[str, Any]:
+    return {"role": "assistant", "content": text}

@@ -7,7 +7,8 @@ from proxy.core.turns.turn_decision import PreprocessConfig
 from proxy.state.memory_store import MemoryTurnStore
 from proxy.surfaces.chat_messages import message_text
 from tests.core.skill_factory import context_for, write_catalog
-from tests.core.turns.chat_wire import fallback, preprocess
+from tests.core.turns import chat_wire
+from tests.core.turns.chat_wire import assistant, fallback, preprocess, user
 
 CONFIG = PreprocessConfig(refresh_interval=1800)
 SQL = "my SQL query is slow, how do I read the EXPLAIN plan and which index should I add"
@@ -19,18 +20,7 @@ def context(tmp_path):
 
 
 def run(messages, context, store, now, config=CONFIG):
-    result = preprocess(messages, context, store, config, now)
-    for key, record in result.records:
-        store.put(key, record, now)
-    return result
-
-
-def user(text):
-    return {"role": "user", "content": text}
-
-
-def assistant(text):
-    return {"role": "assistant", "content": text}
+    return chat_wire.run(messages, context, store, now, config)
 
 
 def test_six_turn_conversation_is_prefix_stable(context):
