@@ -208,6 +208,7 @@ def preprocess_times(size: int, passes: int) -> dict[str, Any]:
     from bench.corpus_skills import load_cases
     from proxy.engine.skill_engine import SkillEngine
     from proxy.settings import load_settings
+    from proxy.surfaces.chat_messages import read_messages
 
     with tempfile.TemporaryDirectory(prefix="skillproxy-perf-catalog-") as tmp:
         roots = write_big_catalog(Path(tmp), size)
@@ -215,13 +216,13 @@ def preprocess_times(size: int, passes: int) -> dict[str, Any]:
         engine = SkillEngine.from_settings(settings, watch=False)
         texts = [case["text"] for case in load_cases()]
         for text in texts[:20]:
-            engine.preprocess({"model": "load", "messages": [{"role": "user", "content": f"{text} (warm-up)"}]})
+            engine.preprocess(read_messages([{"role": "user", "content": f"{text} (warm-up)"}]))
         times = []
         for number in range(passes):
             for text in texts:
                 body = {"model": "load", "messages": [{"role": "user", "content": f"{text} ({number})"}]}
                 started = time.perf_counter()
-                engine.preprocess(body)
+                engine.preprocess(read_messages(body["messages"]))
                 times.append(time.perf_counter() - started)
         skills = len(engine.context.catalog.skills)
     return {"skills": skills, "n": len(times), "p50_ms": percentile(times, 0.5) * 1000,

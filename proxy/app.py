@@ -33,7 +33,7 @@ from starlette.exceptions import HTTPException
 
 from proxy.core import json_codec
 from proxy.engine.preprocess_runner import ChatPreprocessor
-from proxy.errors import ErrorCode, NotFound, UpstreamError, error_body
+from proxy.errors import OPENAI_ERRORS, ErrorCode, ErrorShape, NotFound, UpstreamError, error_body
 from proxy.http_methods import ALL_METHODS
 from proxy.inspect.history import RequestHistory
 from proxy.inspect.routes import PAGE_PATHS, InspectPage
@@ -46,7 +46,9 @@ from proxy.request_record import request_id_of, request_record
 from proxy.settings import Settings
 from proxy.skills_api.routes import SkillsApi
 from proxy.skills_api.routes import register as register_skills_api
-from proxy.surfaces.chat_completions import ChatCompletions
+from proxy.surfaces.chat_completions import CHAT_COMPLETIONS
+from proxy.surfaces.skill_route import SkillRoute
+from proxy.surfaces.surface import Surface
 from proxy.upstream.client import Upstream, UpstreamResponse
 from proxy.upstream.upstreams import Upstreams
 
@@ -73,21 +75,39 @@ def create_app(settings: Settings, engine: ChatPreprocessor, upstream: Upstream 
     if history.enabled:
         observers = (*observers, history.observe)
     app.add_middleware(RequestContext, api_keys=settings.api_keys, observers=(metrics.observe, *observers),
-                       open_paths=OPEN_PATHS | PAGE_PATHS)
+                       open_paths=OPEN_PATHS | PAGE_PATHS, error_shape_for=error_shape_for)
     forwarder = Forwarder(upstreams)
     proxy = _Routes(settings, forwarder)
     app.add_api_route("/healthz", proxy.healthz, methods=["GET"])
     app.add_api_route("/readyz", proxy.readyz if not upstreams.several else proxy.readyz_each, methods=["GET"])
     if upstreams.several:
         app.add_api_route("/v1/models", proxy.models, methods=["GET"])
-    app.add_api_route("/v1/chat/completions", ChatCompletions(settings, engine, forwarder).handle,
-                      methods=["POST"], openapi_extra=CHAT_REQUEST_DOC)
+    for path, surface in SURFACES:
+        app.add_api_route(path, SkillRoute(surface, settings, engine, forwarder).handle, methods=["POST"],
+                          openapi_extra=CHAT_REQUEST_DOC if surface is CHAT_COMPLETIONS else None)
     register_skills_api(app, SkillsApi(settings, engine))
     register_inspect_page(app, InspectPage(engine, history))
     app.add_api_route("/v1/{path:path}", proxy.forward, methods=ALL_METHODS)
     app.add_api_route("/metrics", metrics.page, methods=["GET"])
     app.add_api_route("/{path:path}", proxy.not_found, methods=ALL_METHODS)
     return app
+
+
+# Each chat surface's route: the path its clients post to, and the surface that serves it.
+SURFACES: tuple[tuple[str, Surface], ...] = (
+    ("/v1/chat/completions", CHAT_COMPLETIONS),
+)
+# Paths whose clients read errors in a shape other than OpenAI's: a surface's route and the paths beside it
+# (its token counting, its model listing), longest prefix first.
+ERROR_SHAPES: tuple[tuple[str, ErrorShape], ...] = ()
+
+
+def error_shape_for(path: str) -> ErrorShape:
+    """The error shape the client of `path` reads: its surface's, OpenAI's elsewhere."""
+    for prefix, shape in ERROR_SHAPES:
+        if path == prefix or path.startswith(prefix.rstrip("/") + "/"):
+            return shape
+    return OPENAI_ERRORS
 
 
 async def _framework_error(request: Request, exc: HTTPException) -> Response:

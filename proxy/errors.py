@@ -20,7 +20,7 @@ import json
 import re
 from collections.abc import Mapping
 from enum import StrEnum
-from typing import Any, TypedDict
+from typing import Any, Protocol, TypedDict
 
 from proxy.core import json_codec
 from proxy.core.sse import DONE_FRAME
@@ -181,6 +181,38 @@ def error_bytes(error: ProxyError) -> bytes:
 def sse_error_frame(error: ProxyError) -> bytes:
     """A mid-stream error as SSE: one `data: {"error": ...}` event, then `data: [DONE]`."""
     return b"data: " + error_bytes(error) + b"\n\n" + DONE_FRAME
+
+
+class ErrorShape(Protocol):
+    """How one surface's clients expect an error: an answer's body, an upstream's error re-shaped, a stream's."""
+
+    def answer(self, error: ProxyError) -> bytes:
+        """The JSON body of an error answer the proxy makes itself (its status is `error.status`)."""
+        ...
+
+    def upstream_answer(self, status: int, raw: bytes, upstream: str) -> Any:
+        """The JSON value the client gets for an upstream's error answer of any shape (same status)."""
+        ...
+
+    def stream_frame(self, error: ProxyError) -> bytes:
+        """A failure after a stream began, as the surface's stream carries one, ending the stream."""
+        ...
+
+
+class OpenAIErrors:
+    """OpenAI's shape: `{"error": {"message", "type", "code"}}`; in a stream, that object then `[DONE]`."""
+
+    def answer(self, error: ProxyError) -> bytes:
+        return error_bytes(error)
+
+    def upstream_answer(self, status: int, raw: bytes, upstream: str) -> Any:
+        return normalise_error(status, raw, upstream)
+
+    def stream_frame(self, error: ProxyError) -> bytes:
+        return sse_error_frame(error)
+
+
+OPENAI_ERRORS = OpenAIErrors()
 
 
 def is_openai_error(data: Any) -> bool:

@@ -47,7 +47,8 @@ from proxy.request_record import RequestRecord
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 MODES = frozenset(TurnMode)
-ENDPOINTS = (("/v1/chat/completions", "chat_completions"), ("/v1/skills", "skills"), ("/v1/", "forwarded"),
+ENDPOINTS = (("/v1/chat/completions", "chat_completions"), ("/v1/responses", "responses"), ("/v1/messages", "messages"),
+             ("/api/chat", "ollama_chat"), ("/v1/skills", "skills"), ("/v1/", "forwarded"), ("/api/", "forwarded"),
              ("/healthz", "health"), ("/readyz", "health"), ("/metrics", "metrics"))
 PREPROCESS_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
 UPSTREAM_BUCKETS = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0)
@@ -103,9 +104,9 @@ class _RequestMetrics:
                                 ["endpoint", "status"], registry=registry)
         self.duration = Histogram("skillproxy_request_duration_seconds", "Time from request to the end of the answer",
                                   ["endpoint"], registry=registry, buckets=UPSTREAM_BUCKETS)
-        self.chat = Counter("skillproxy_chat_requests", "Chat completion requests, by preprocessing mode, "
-                            "status code and whether the client asked for a stream",
-                            ["mode", "status", "stream"], registry=registry)
+        self.chat = Counter("skillproxy_chat_requests", "Chat requests, by surface (chat_completions, responses, "
+                            "messages, ollama_chat), preprocessing mode, status code and whether the client asked "
+                            "for a stream", ["surface", "mode", "status", "stream"], registry=registry)
         self.preprocess = Histogram("skillproxy_preprocess_duration_seconds", "Time spent choosing skills for a "
                                     "chat request (scan_timeout bounds it)", registry=registry,
                                     buckets=PREPROCESS_BUCKETS)
@@ -129,7 +130,8 @@ class _RequestMetrics:
             self._observe_chat(request, request.mode, status)
 
     def _observe_chat(self, request: RequestRecord, mode: str, status: str) -> None:
-        self.chat.labels(mode if mode in MODES else "other", status, "true" if request.stream else "false").inc()
+        self.chat.labels(request.surface or "chat_completions", mode if mode in MODES else "other", status,
+                         "true" if request.stream else "false").inc()
         if request.preprocess_ms is not None:
             self.preprocess.observe(_seconds(request.preprocess_ms))
         if request.fallback in ("timeout", "error"):

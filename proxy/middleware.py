@@ -27,7 +27,15 @@ from typing import Any, TypeVar
 
 import structlog
 
-from proxy.errors import BadRequest, ClientDisconnected, ErrorCode, ProxyError, Unauthorized, error_bytes
+from proxy.errors import (
+    OPENAI_ERRORS,
+    BadRequest,
+    ClientDisconnected,
+    ErrorCode,
+    ErrorShape,
+    ProxyError,
+    Unauthorized,
+)
 from proxy.request_record import RequestRecord, request_record
 
 log = structlog.get_logger("proxy.request")
@@ -49,8 +57,10 @@ RequestObserver = Callable[[RequestRecord], None]
 
 class RequestContext:
     def __init__(self, app: ASGIApp, api_keys: tuple[str, ...] = (),
-                 observers: tuple[RequestObserver, ...] = (), open_paths: frozenset[str] = OPEN_PATHS) -> None:
+                 observers: tuple[RequestObserver, ...] = (), open_paths: frozenset[str] = OPEN_PATHS,
+                 error_shape_for: Callable[[str], ErrorShape] = lambda path: OPENAI_ERRORS) -> None:
         self.app = app
+        self._error_shape_for = error_shape_for  # by path: each surface's clients read errors in its own shape
         self._open_paths = open_paths  # answered without a key (health, the inspect page's own files)
         self._observers = observers  # each gets every finished request's record (metrics, the inspect page)
         self._auth_required = bool(api_keys)
@@ -85,12 +95,12 @@ class RequestContext:
             record.status = 499
             record.client_disconnected = True
         except ProxyError as error:
-            await _send_or_abort(send, record, error)
+            await _send_or_abort(send, record, error, self._error_shape_for(scope["path"]))
         except Exception as exc:  # never a bare 500 or a traceback to the client
             log.error("unhandled_error", error_type=type(exc).__name__, exc_info=exc)
             internal = ProxyError(f"internal proxy error ({type(exc).__name__}); "
                                   f"see the proxy log for request_id {record.request_id}")
-            await _send_or_abort(send, record, internal)
+            await _send_or_abort(send, record, internal, self._error_shape_for(scope["path"]))
 
     def _authorize(self, scope: Scope) -> None:
         """Compares the digest of the given key with every key's, without stopping at a match."""
@@ -192,12 +202,12 @@ def _with_answer_headers(send: Send, request_id: str, record: RequestRecord) -> 
     return send_with_answer_headers
 
 
-async def _send_or_abort(send: Send, record: RequestRecord, error: ProxyError) -> None:
+async def _send_or_abort(send: Send, record: RequestRecord, error: ProxyError, shape: ErrorShape) -> None:
     """Render `error`; if the answer already started, end it (the server closes the connection)."""
     record.error = error.code
     if record.response_started:
         return
-    body = error_bytes(error)
+    body = shape.answer(error)
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     if isinstance(error, Unauthorized):
         headers.append((b"www-authenticate", b"Bearer"))

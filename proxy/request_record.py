@@ -42,6 +42,7 @@ class RequestRecord:
     path: str | None = None
     status: int | None = None  # None until the answer starts; 499 when the client left before it did
     total_ms: float | None = None
+    surface: str | None = None  # the chat surface that answered: chat_completions, responses, messages, ollama_chat
     model: str | None = None  # as sent (cut short for the log); written with `stream`, None when the body had none
     stream: bool | None = None
     preprocess_ms: float | None = None
@@ -66,6 +67,8 @@ class RequestRecord:
         """The fields of the request's `request` log line (and of the inspect page's copy of it)."""
         line: dict[str, Any] = {"request_id": self.request_id, "status": self.status}
         if self.stream is not None:  # a chat request: its model is logged even when the body had none
+            if self.surface is not None:
+                line["surface"] = self.surface
             line.update(model=self.model, stream=self.stream)
         written = (("preprocess_ms", self.preprocess_ms), ("fallback", self.fallback), ("mode", self.mode),
                    ("selected", self.selected), ("route", self.route), ("upstream_model", self.upstream_model),

@@ -11,16 +11,17 @@ from proxy.core.turns.preprocess_result import Preprocessed
 from proxy.errors import BadRequest
 from proxy.middleware import RequestContext
 from proxy.request_record import RECORD_KEY, ChatTurn, RequestRecord, request_id_of, request_record
+from proxy.surfaces.chat_messages import CHAT_MESSAGES
 
 
 def chat_record() -> RequestRecord:
     result = Preprocessed([{"role": "user", "content": "hi"}], "routed", "pdf=80", selected=("pdf",))
     record = RequestRecord(request_id="r1", method="POST", path="/v1/chat/completions", status=200, total_ms=12.5)
-    record.model, record.stream = "gpt-4o", True
+    record.surface, record.model, record.stream = "chat_completions", "gpt-4o", True
     record.preprocess_ms, record.mode, record.selected, record.route = 1.5, "routed", ["pdf"], "pdf=80"
     record.tool_mode, record.skill_tools, record.upstream, record.upstream_ms = "server", True, "default", 9.0
     record.tool_rounds, record.tool_calls = 1, 2
-    record.chat_turn = ChatTurn({"role": "user", "content": "hi"}, result)
+    record.chat_turn = ChatTurn(CHAT_MESSAGES.read_turn({"role": "user", "content": "hi"}), result)
     record.response_headers["x-skills-route"] = "pdf=80"
     record.response_started = True
     return record
@@ -28,7 +29,8 @@ def chat_record() -> RequestRecord:
 
 def test_a_chat_request_renders_every_field_it_wrote_and_nothing_else():
     assert chat_record().log_line() == {
-        "request_id": "r1", "status": 200, "model": "gpt-4o", "stream": True, "preprocess_ms": 1.5, "mode": "routed",
+        "request_id": "r1", "status": 200, "surface": "chat_completions", "model": "gpt-4o", "stream": True,
+        "preprocess_ms": 1.5, "mode": "routed",
         "selected": ["pdf"], "route": "pdf=80", "tool_mode": "server", "skill_tools": True, "upstream": "default",
         "upstream_ms": 9.0, "tool_rounds": 1, "tool_calls": 2, "method": "POST", "path": "/v1/chat/completions",
         "total_ms": 12.5}

@@ -3,7 +3,7 @@
 What lives here: `ChatPreprocessor`, the seam between the web shell and the
 skill engine, and `run_preprocessor`, which runs `preprocess` in a worker
 thread under `scan_timeout`. On a timeout or any exception it logs
-`preprocess_fallback` and returns `fallback(body, reason)` instead. Cancelling
+`preprocess_fallback` and returns `fallback(conversation, reason)` instead. Cancelling
 the caller (a client that went away) stops waiting for the thread. The time
 it took (`preprocess_ms`) and why it fell back go into the request's record.
 
@@ -20,6 +20,7 @@ import structlog
 
 from proxy.core.catalog.catalog import Catalog
 from proxy.core.tools.skill_tools import SkillTools
+from proxy.core.turns.conversation import Conversation
 from proxy.core.turns.preprocess_result import Preprocessed
 from proxy.core.turns.records import MixedCall, TurnRecord
 from proxy.core.turns.request_options import RequestOptions
@@ -37,15 +38,16 @@ class ChatPreprocessor(Protocol):
         engine without one."""
         ...
 
-    def preprocess(self, body: dict[str, Any], options: RequestOptions | None = None) -> Preprocessed:
-        """The rewritten messages for a chat request (sync, CPU-bound; may raise or be slow)."""
+    def preprocess(self, conversation: Conversation, options: RequestOptions | None = None) -> Preprocessed:
+        """The rewritten conversation of a chat request (sync, CPU-bound; may raise or be slow)."""
         ...
 
-    def fallback(self, body: dict[str, Any], reason: str, options: RequestOptions | None = None) -> Preprocessed:
-        """The messages with the fallback reminder; never raises."""
+    def fallback(self, conversation: Conversation, reason: str,
+                 options: RequestOptions | None = None) -> Preprocessed:
+        """The conversation with the fallback reminder; never raises."""
         ...
 
-    def preview(self, body: dict[str, Any], options: RequestOptions | None = None) -> Preprocessed:
+    def preview(self, conversation: Conversation, options: RequestOptions | None = None) -> Preprocessed:
         """What `preprocess` would do, with nothing stored."""
         ...
 
@@ -62,6 +64,10 @@ class ChatPreprocessor(Protocol):
         """Keep a request's tool rounds so the next request can replay them, in the surface's wire form."""
         ...
 
+    def record_chain(self, response_id: str, record: TurnRecord) -> None:
+        """Keep what a request continuing the answer `response_id` by its id alone needs (`chain_record`)."""
+        ...
+
     def startup_summary(self) -> dict[str, Any]:
         """`{"skills": int, "warnings": int, "roots": [str, ...]}` for the start banner."""
         ...
@@ -75,18 +81,18 @@ class ChatPreprocessor(Protocol):
         ...
 
 
-async def run_preprocessor(engine: ChatPreprocessor, body: dict[str, Any], timeout: float,
+async def run_preprocessor(engine: ChatPreprocessor, conversation: Conversation, timeout: float,
                            options: RequestOptions | None = None,
                            record: RequestRecord | None = None) -> Preprocessed:
-    """`engine.preprocess(body, options)` within `timeout` seconds, else `engine.fallback`.
+    """`engine.preprocess(conversation, options)` within `timeout` seconds, else `engine.fallback`.
 
     `record` (the request's) gets `preprocess_ms` and, on a fallback, `fallback`: `timeout` or `error`.
     """
     record = RequestRecord() if record is None else record
     started = time.perf_counter()
-    # The thread cannot be stopped on timeout, and it may still be reading `body` while the fallback
-    # goes out: safe because neither the engine nor the shell ever changes a request in place.
-    work = asyncio.to_thread(engine.preprocess, body, options)
+    # The thread cannot be stopped on timeout, and it may still be reading the conversation while the
+    # fallback goes out: safe because neither the engine nor the shell ever changes a request in place.
+    work = asyncio.to_thread(engine.preprocess, conversation, options)
     try:
         result = await asyncio.wait_for(work, timeout)
         record.preprocess_ms = ms_since(started)
@@ -100,7 +106,7 @@ async def run_preprocessor(engine: ChatPreprocessor, body: dict[str, Any], timeo
         log.warning("preprocess_error", error_type=type(exc).__name__, exc_info=exc)
     elapsed_ms = record.preprocess_ms = ms_since(started)
     log.warning("preprocess_fallback", reason=reason, elapsed_ms=elapsed_ms)
-    return engine.fallback(body, reason, options)
+    return engine.fallback(conversation, reason, options)
 
 
 def log_decision_events(result: Preprocessed) -> None:

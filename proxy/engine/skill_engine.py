@@ -1,4 +1,4 @@
-"""The skill engine: what the proxy calls to preprocess a chat request.
+"""The skill engine: what the proxy calls to preprocess a chat request's conversation (any surface's).
 
 It owns the live catalog, the router built from it (rebuilt in the watcher
 thread when the catalog changes, never on a request), and the turn store
@@ -27,17 +27,17 @@ from proxy.core.catalog.scope import SkillScope
 from proxy.core.catalog.skill import Skill
 from proxy.core.routing.router import SkillRouter
 from proxy.core.tools.skill_tools import SkillTools
+from proxy.core.turns.conversation import Conversation
 from proxy.core.turns.modes import SkillsMode
 from proxy.core.turns.preprocess_result import Preprocessed
 from proxy.core.turns.preprocessor import fallback, preprocess
-from proxy.core.turns.records import MixedCall, TurnRecord
+from proxy.core.turns.records import MixedCall, TurnRecord, chain_key
 from proxy.core.turns.request_options import RequestOptions
 from proxy.core.turns.turn_decision import PreprocessConfig, SkillContext
 from proxy.engine import heap
 from proxy.engine.live_catalog import LiveCatalog
 from proxy.settings import Settings, names_as_map
 from proxy.state.turn_store import TurnStore, turn_store
-from proxy.surfaces.chat_messages import read_messages
 
 _log = structlog.get_logger("skillproxy.engine")
 
@@ -85,27 +85,28 @@ class SkillEngine:
     def context(self) -> SkillContext:
         return self._context
 
-    def preprocess(self, body: dict[str, Any], options: RequestOptions | None = None) -> Preprocessed:
+    def preprocess(self, conversation: Conversation, options: RequestOptions | None = None) -> Preprocessed:
         started = time.monotonic()
         config, context = self._for_request(options or RequestOptions())
-        result = preprocess(read_messages(body.get("messages")), context, self.store, config, self._clock())
+        result = preprocess(conversation, context, self.store, config, self._clock())
         if time.monotonic() - started < COMMIT_MARGIN * self.scan_timeout:
             self._commit(result)
         return result
 
-    def preview(self, body: dict[str, Any], options: RequestOptions | None = None) -> Preprocessed:
+    def preview(self, conversation: Conversation, options: RequestOptions | None = None) -> Preprocessed:
         """What `preprocess` would do, without keeping anything: for `POST /v1/skills/route`."""
         config, context = self._for_request(options or RequestOptions())
-        return preprocess(read_messages(body.get("messages")), context, self.store, config, self._clock())
+        return preprocess(conversation, context, self.store, config, self._clock())
 
     def skills(self, options: RequestOptions | None = None) -> Catalog:
         """The catalog in scope: enabled by config, narrowed by the request."""
         return self._context.narrowed((options or RequestOptions()).scope).catalog
 
-    def fallback(self, body: dict[str, Any], reason: str, options: RequestOptions | None = None) -> Preprocessed:
+    def fallback(self, conversation: Conversation, reason: str,
+                 options: RequestOptions | None = None) -> Preprocessed:
         tool_mode = (options.tool_mode if options else None) or self.config.tool_mode
         # Runs on the event loop: reads only what this process holds, never a network store.
-        result = fallback(read_messages(body.get("messages")), self.store.local, self._clock(), reason, tool_mode)
+        result = fallback(conversation, self.store.local, self._clock(), reason, tool_mode)
         now = self._clock()
         for key, record in result.records:
             self.store.put_later(key, record, now)
@@ -131,6 +132,10 @@ class SkillEngine:
             return
         # Runs on the event loop: queued when the store is across a network, never waited for.
         self.store.put_later(key, replace(record, tool_exchange=tuple(exchange), mixed_call=mixed), self._clock())
+
+    def record_chain(self, response_id: str, record: TurnRecord) -> None:
+        """Keep what a request continuing `response_id` by id alone needs to decide its turn (queued)."""
+        self.store.put_later(chain_key(response_id), record, self._clock())
 
     def startup_summary(self) -> dict[str, Any]:
         return {**catalog_summary(self.live.current), **self.store.summary()}

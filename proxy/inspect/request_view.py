@@ -18,9 +18,9 @@ from dataclasses import dataclass, replace
 from typing import Any, TypedDict
 
 from proxy.core.routing.router import Confidence, RouteCandidate, RouteDecision
+from proxy.core.turns.conversation import Conversation, Turn
 from proxy.core.turns.preprocess_result import Preprocessed
 from proxy.request_record import ChatTurn, RequestRecord
-from proxy.surfaces.chat_messages import message_text
 
 TEXT_CAP = 64_000  # characters of a message kept per record
 
@@ -89,6 +89,7 @@ class RequestSummary(TypedDict):
     selected: list[str] | None
     stream: bool | None
     tool_mode: str | None
+    surface: str | None
     tool_rounds: int | None
     error: str | None
     at: float
@@ -116,17 +117,18 @@ def record_of(request: RequestRecord, at: float, cap: int = TEXT_CAP) -> KeptReq
     if chat is None:
         return KeptRequest(at, kept)
     result = chat.result
-    forwarded = result.messages[-1] if isinstance(result.messages, list) and result.messages else None
-    return KeptRequest(at, kept, turn_texts(chat.sent, forwarded, cap), result.decision, result.events)
+    turns = result.conversation.turns
+    return KeptRequest(at, kept, turn_texts(chat.sent, turns[-1] if turns else None, cap), result.decision,
+                       result.events)
 
 
-def chat_turn(messages: Any, result: Preprocessed) -> ChatTurn:
-    """The request's chat turn: its newest message (a reference) and the result."""
-    return ChatTurn(messages[-1] if isinstance(messages, list) and messages else None, result)
+def chat_turn(conversation: Conversation, result: Preprocessed) -> ChatTurn:
+    """The request's chat turn: its newest turn as the client sent it (a reference) and the result."""
+    return ChatTurn(conversation.turns[-1] if conversation.turns else None, result)
 
 
-def turn_texts(sent: Any, forwarded: Any, cap: int = TEXT_CAP) -> TurnTexts:
-    sent_text, forwarded_text = message_text(sent), message_text(forwarded)
+def turn_texts(sent: Turn | None, forwarded: Turn | None, cap: int = TEXT_CAP) -> TurnTexts:
+    sent_text, forwarded_text = _text(sent), _text(forwarded)
     return TurnTexts(sent_text[:cap], forwarded_text[:cap], len(sent_text), len(forwarded_text))
 
 
@@ -147,8 +149,9 @@ def summary(kept: KeptRequest) -> RequestSummary:
         request_id=request.request_id, method=request.method, path=request.path, status=request.status,
         total_ms=request.total_ms, upstream_ms=request.upstream_ms, model=request.model,
         upstream_model=request.upstream_model, mode=request.mode, route=request.route, selected=request.selected,
-        stream=request.stream, tool_mode=request.tool_mode, tool_rounds=request.tool_rounds, error=request.error,
-        at=kept.at, injected_chars=injected(kept.turn).chars, scores=_scores(kept))
+        stream=request.stream, surface=request.surface, tool_mode=request.tool_mode,
+        tool_rounds=request.tool_rounds, error=request.error, at=kept.at, injected_chars=injected(kept.turn).chars,
+        scores=_scores(kept))
 
 
 def detail(kept: KeptRequest) -> RequestDetail:
@@ -164,6 +167,10 @@ def detail(kept: KeptRequest) -> RequestDetail:
         sent_chars=kept.turn.sent_chars if kept.turn else 0,
         events=list(kept.events),
     )
+
+
+def _text(turn: Turn | None) -> str:
+    return turn.text if turn is not None else ""
 
 
 def candidate_row(candidate: RouteCandidate) -> CandidateRow:

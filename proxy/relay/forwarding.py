@@ -5,7 +5,7 @@ request, to the upstream the caller chose or the default one; a passthrough
 body of a declared length up to 1 MiB is read first, so that a request meeting
 a keep-alive connection the upstream closed can be sent again; the upstream's
 name and time are noted for the request log), `Forwarder.respond`
-(an error answer normalised to the OpenAI shape; a chat completion that is not
+(an error answer in the surface's error shape, OpenAI's by default; a chat completion that is not
 an event stream read whole first, so that an answer that breaks off, stalls
 past `read_timeout` or is not JSON at all becomes a 502/504 the client can act
 on rather than a cut connection or an HTML page; anything else relayed as it
@@ -22,7 +22,7 @@ from fastapi.responses import JSONResponse
 from starlette.background import BackgroundTask
 from starlette.requests import ClientDisconnect
 
-from proxy.errors import ClientDisconnected, completion_object, normalise_error
+from proxy.errors import OPENAI_ERRORS, ClientDisconnected, ErrorShape, completion_object
 from proxy.middleware import DisconnectWatch
 from proxy.relay.relay_response import RelayResponse
 from proxy.relay.streaming import relay, stream_headers
@@ -38,10 +38,12 @@ class Forwarder:
         self.upstreams = upstreams
 
     async def send(self, request: Request, path: str, content: Any, keep_length: bool,
-                   upstream: Upstream | None = None) -> UpstreamResponse:
-        """Send to `upstream` (the default one when None); the request's record notes which one."""
+                   upstream: Upstream | None = None, native: bool = False) -> UpstreamResponse:
+        """Send to `upstream` (the default one when None); the request's record notes which one.
+
+        `native`: `path` is under the server's own root (Ollama's `/api/...`), not its OpenAI base."""
         upstream = upstream or self.upstreams.default
-        url = upstream.url_for(path, request.url.query)
+        url = (upstream.native_url_for if native else upstream.url_for)(path, request.url.query)
         record = request_record(request.scope)
         headers = upstream.request_headers([(k, v) for k, v in request.headers.items()], record.request_id, keep_length)
         record.upstream = upstream.name
@@ -53,14 +55,18 @@ class Forwarder:
         record.upstream_ms = answer.upstream_ms
         return answer
 
-    async def respond(self, answer: UpstreamResponse, watch: DisconnectWatch) -> Response:
+    async def respond(self, answer: UpstreamResponse, watch: DisconnectWatch, errors: ErrorShape = OPENAI_ERRORS,
+                      whole_json: bool | None = None) -> Response:
+        """The upstream's answer relayed; an error answer in the surface's error shape. `whole_json`: the
+        answer, when not a stream, must be one JSON object (by default: when it answers chat completions)."""
         if answer.status >= 400:
             raw = await answer.read_and_close(watch.guard)
-            body = normalise_error(answer.status, raw, answer.base_url)
-            return JSONResponse(body, status_code=answer.status)
-        if _is_chat_completion(answer) and not answer.is_event_stream:
+            return JSONResponse(errors.upstream_answer(answer.status, raw, answer.base_url), status_code=answer.status)
+        if whole_json is None:
+            whole_json = _is_chat_completion(answer)
+        if whole_json and not answer.is_event_stream:
             return _completion_response(answer, await answer.read_and_close(watch.guard))
-        return streaming_response(answer, relay(answer), BackgroundTask(answer.aclose))
+        return streaming_response(answer, relay(answer, errors), BackgroundTask(answer.aclose))
 
 
 def _is_chat_completion(answer: UpstreamResponse) -> bool:

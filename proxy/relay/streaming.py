@@ -23,7 +23,7 @@ from collections.abc import AsyncIterator
 import structlog
 
 from proxy.core.sse import EVENT_END, LONGEST_EVENT_END
-from proxy.errors import ProxyError, empty_stream_error, sse_error_frame
+from proxy.errors import OPENAI_ERRORS, ErrorShape, ProxyError, empty_stream_error
 from proxy.upstream.client import UpstreamResponse
 
 log = structlog.get_logger("proxy.streaming")
@@ -53,8 +53,9 @@ class EventBuffer:
         return complete
 
 
-async def relay_events(upstream: UpstreamResponse) -> AsyncIterator[bytes]:
-    """SSE bytes, whole events at a time; a failure becomes a framed error event."""
+async def relay_events(upstream: UpstreamResponse,
+                       errors: ErrorShape = OPENAI_ERRORS) -> AsyncIterator[bytes]:
+    """SSE bytes, whole events at a time; a failure becomes an error event in the surface's shape."""
     events, received = EventBuffer(), False
     try:
         async for chunk in upstream.iter_bytes():
@@ -68,7 +69,7 @@ async def relay_events(upstream: UpstreamResponse) -> AsyncIterator[bytes]:
             raise empty_stream_error(upstream.url)
     except ProxyError as error:
         log.warning("stream_error_framed", dropped_bytes=len(events.rest), code=error.code)
-        yield sse_error_frame(error)
+        yield errors.stream_frame(error)
     finally:
         await upstream.aclose()
 
@@ -82,8 +83,8 @@ async def relay_bytes(upstream: UpstreamResponse) -> AsyncIterator[bytes]:
         await upstream.aclose()
 
 
-def relay(upstream: UpstreamResponse) -> AsyncIterator[bytes]:
-    return relay_events(upstream) if upstream.is_event_stream else relay_bytes(upstream)
+def relay(upstream: UpstreamResponse, errors: ErrorShape = OPENAI_ERRORS) -> AsyncIterator[bytes]:
+    return relay_events(upstream, errors) if upstream.is_event_stream else relay_bytes(upstream)
 
 
 def stream_headers(upstream: UpstreamResponse) -> list[tuple[str, str]]:

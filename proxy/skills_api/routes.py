@@ -32,6 +32,7 @@ from proxy.json_response import json_response
 from proxy.request_body import CHAT_REQUEST_DOC, parse_chat_body, read_body, skills_options
 from proxy.settings import Settings
 from proxy.skills_api.skill_json import skill_detail, skill_summary
+from proxy.surfaces.chat_messages import read_messages
 
 # read_skill_file's error codes as HTTP statuses
 _STATUS_FOR = {"unknown_skill": 404, "not_found": 404, "path_refused": 400, "is_directory": 400,
@@ -74,7 +75,8 @@ class SkillsApi:
 
     async def route(self, request: Request) -> Response:
         body = parse_chat_body(await read_body(request, self.settings.max_body_bytes), self.settings.max_messages)
-        result = await asyncio.to_thread(self.engine.preview, body, skills_options(request))
+        result = await asyncio.to_thread(self.engine.preview, read_messages(body.get("messages")),
+                                         skills_options(request))
         return json_response({
             "mode": result.mode,
             "route": result.route_header,

@@ -1,175 +1,70 @@
-"""`POST /v1/chat/completions`: preprocess, add the skill tools, forward, run the tool loop.
+"""`POST /v1/chat/completions`: the Chat Completions surface.
 
-What lives here: one chat request from body to answer. The preprocessor runs
-under the scan timeout; in server tool mode the proxy's skill tools are added
-and `ToolLoop` answers; an upstream that refuses tools gets the request again
-in inline mode and the model is remembered. The upstream is chosen by the
-forwarded `model` (after a skill's allowed model override), each round anew.
+What lives here: `ChatCompletionsSurface`, the `Surface` of Chat Completions,
+which `SkillRoute` serves. The body must be a JSON object with a `messages`
+list (read by `proxy.surfaces.chat_messages`); the preprocessed messages go
+back in its place; the proxy's tools are Chat `function` tools
+(`proxy.surfaces.chat_tool_format`), and the tool loop reads and frames Chat
+answers (`proxy.surfaces.chat_tool_loop`). A request falls back to inline
+tool mode when it asks for several choices (`n` > 1), sets `tool_choice:
+"none"` or uses the legacy `functions` field. Errors are OpenAI's shape.
 
-Errors: an upstream's error answer to a request that carried the skill tools is
-rendered here, normalised to the OpenAI error shape (`normalise_error`), unless it
-refuses the tools (then the request is retried inline); the proxy's own errors are
-raised as `ProxyError` and rendered by `proxy.middleware`.
-
-What must not: talk httpx, or decide routes (the engine does).
+What must not: run the request (`SkillRoute` does), or talk httpx.
 """
 
 from __future__ import annotations
 
-import json
-import uuid
-from collections.abc import Callable
-from dataclasses import replace
+from collections.abc import Container, Sequence
 from typing import Any
 
-import structlog
-from fastapi import Request, Response
-from fastapi.responses import JSONResponse
-
-from proxy.core import json_codec
 from proxy.core.tools.rounds import ToolRounds
-from proxy.core.tools.skill_tools import tool_definitions
-from proxy.core.tools.tool_mode import ToolMode, rejects_tools, tool_mode_for
-from proxy.core.turns.modes import SkillsMode, TurnMode
-from proxy.core.turns.preprocess_result import Preprocessed
-from proxy.core.turns.request_options import RequestOptions
-from proxy.engine.preprocess_runner import ChatPreprocessor, log_decision_events, run_preprocessor
-from proxy.errors import normalise_error
-from proxy.inspect.request_view import chat_turn
-from proxy.middleware import DisconnectWatch
-from proxy.relay.forwarding import Forwarder, streaming_response
-from proxy.request_body import parse_chat_body, read_body, skills_options
-from proxy.request_record import RequestRecord, request_record
-from proxy.settings import Settings
+from proxy.core.tools.skill_tools import ToolSpec
+from proxy.core.tools.tool_mode import tool_mode_for
+from proxy.core.turns.conversation import Conversation
+from proxy.core.turns.records import MixedCall
+from proxy.errors import OPENAI_ERRORS
+from proxy.request_body import parse_chat_body
 from proxy.surfaces.chat_messages import read_messages
-from proxy.surfaces.chat_tool_format import CHAT_TOOL_FORMAT
+from proxy.surfaces.chat_tool_format import CHAT_TOOL_FORMAT, chat_tool
 from proxy.surfaces.chat_tool_loop import CHAT_TOOL_LOOP
-from proxy.tool_loop import ToolLoop
 from proxy.upstream.client import UpstreamResponse
 
-log = structlog.get_logger("proxy.chat")
-MAX_LOGGED_MODEL_CHARS = 200
-ROUTE_HEADER = "x-skills-route"
+
+class ChatCompletionsSurface:
+    name = "chat_completions"
+    upstream_path = "chat/completions"
+    native = False
+    errors = OPENAI_ERRORS
+    tool_loop = CHAT_TOOL_LOOP
+
+    def parse_body(self, raw: bytes, max_items: int | None) -> dict[str, Any]:
+        return parse_chat_body(raw, max_items)
+
+    def streams(self, body: dict[str, Any]) -> bool:
+        return bool(body.get("stream"))
+
+    def conversation(self, body: dict[str, Any]) -> Conversation:
+        return read_messages(body["messages"])
+
+    def forwarded_body(self, body: dict[str, Any], conversation: Conversation) -> dict[str, Any]:
+        return {**body, "messages": conversation.written()}
+
+    def tool_mode_for(self, configured: str, body: dict[str, Any],
+                      refused_models: Container[str]) -> tuple[str, str | None]:
+        return tool_mode_for(configured, body, refused_models)
+
+    def can_take_tools(self, body: dict[str, Any]) -> bool:
+        """False when the client's `tools` is not a list: it goes upstream as sent, for the upstream to judge."""
+        return body.get("tools") is None or isinstance(body["tools"], list)
+
+    def add_tools(self, body: dict[str, Any], specs: Sequence[ToolSpec]) -> tuple[dict[str, Any], frozenset[str]]:
+        return CHAT_TOOL_FORMAT.add_tools(body, [chat_tool(spec) for spec in specs])
+
+    def recorded(self, rounds: ToolRounds) -> tuple[list[Any], MixedCall | None]:
+        return CHAT_TOOL_FORMAT.recorded(rounds)
+
+    def is_stream(self, answer: UpstreamResponse) -> bool:
+        return answer.is_event_stream
 
 
-class ChatCompletions:
-    def __init__(self, settings: Settings, engine: ChatPreprocessor, forwarder: Forwarder) -> None:
-        self.settings = settings
-        self.engine = engine
-        self.forwarder = forwarder
-        self.tools_refused: set[str] = set()  # models whose upstream rejected our tools: inline from now on
-        self.tool_definitions = tool_definitions()  # built once: every request's copy of `tools` shares them
-
-    async def handle(self, request: Request) -> Response:
-        body = parse_chat_body(await read_body(request, self.settings.max_body_bytes), self.settings.max_messages)
-        record = request_record(request.scope)
-        record.model, record.stream = loggable_model(body.get("model")), bool(body.get("stream"))
-        options = self._options(request, body)
-        async with DisconnectWatch(request.receive) as watch:
-            result = await self._preprocess(body, options, record, watch)
-            forwarded, tools = self._with_skill_tools(_rewritten(body, result, record), options)
-            record.tool_mode, record.skill_tools = options.tool_mode, tools is not None
-            answer = await watch.guard(self._send_chat(request, forwarded))
-            if tools is None:
-                return await self.forwarder.respond(answer, watch)
-            if answer.status >= 400:
-                return await self._answer_refusal(request, body, options, answer, watch)
-            loop = ToolLoop(ToolRounds(tools[0], tools[1], self.settings.max_tool_rounds, _call_id), forwarded,
-                            lambda next_body: self._send_chat(request, next_body), answer.base_url,
-                            self._finisher(result, record), CHAT_TOOL_LOOP)
-            if body.get("stream") and answer.is_event_stream:
-                return streaming_response(answer, loop.stream(answer))
-            return await loop.complete(answer, watch.guard)
-
-    def _options(self, request: Request, body: dict[str, Any]) -> RequestOptions:
-        """The request's X-Skills-* choices and its tool mode; a bad header is a 400."""
-        options = skills_options(request)
-        tool_mode, why = tool_mode_for(self.settings.tool_mode, body, self.tools_refused)
-        if why:
-            log.info("tool_mode_changed", tool_mode=tool_mode, reason=why)
-        return replace(options, tool_mode=tool_mode)
-
-    async def _preprocess(self, body: dict[str, Any], options: RequestOptions, record: RequestRecord,
-                          watch: DisconnectWatch) -> Preprocessed:
-        if options.skills_mode == SkillsMode.OFF:
-            result = Preprocessed(read_messages(body["messages"]), TurnMode.PASSTHROUGH, SkillsMode.OFF)
-        else:
-            result = await watch.guard(run_preprocessor(self.engine, body, self.settings.scan_timeout, options,
-                                                        record))
-        log_decision_events(result)
-        record.mode, record.selected, record.route = result.mode, list(result.selected), result.route_header
-        record.response_headers[ROUTE_HEADER] = result.route_header  # on an error answer from here on too
-        record.chat_turn = chat_turn(body["messages"], result)  # references only, for the inspect page
-        return result
-
-    def _with_skill_tools(self, body: dict[str, Any], options: RequestOptions) -> tuple[dict[str, Any], Any]:
-        """The body with the proxy's tools added in server mode, and (runner, names added) or None."""
-        wanted = (options.tool_mode == ToolMode.SERVER and options.skills_mode != SkillsMode.OFF
-                  and _tools_can_take_ours(body))
-        runner = self.engine.skill_tools(options) if wanted else None
-        if runner is None:
-            return body, None
-        with_tools, added = CHAT_TOOL_FORMAT.add_tools(body, self.tool_definitions)
-        return (with_tools, (runner, added)) if added else (body, None)
-
-    async def _answer_refusal(self, request: Request, body: dict[str, Any], options: RequestOptions,
-                              answer: UpstreamResponse, watch: DisconnectWatch) -> Response:
-        """An error answer to a request with our tools: retried inline when it was about the tools."""
-        raw = await answer.read_and_close(watch.guard)
-        if not rejects_tools(answer.status, raw):
-            return JSONResponse(normalise_error(answer.status, raw, answer.base_url), answer.status)
-        model = str(body.get("model"))
-        self.tools_refused.add(model)
-        log.warning("upstream_rejected_tools", model=loggable_model(model), status=answer.status,
-                    message=raw[:300].decode("utf-8", "replace"), now_using=ToolMode.INLINE)
-        record = request_record(request.scope)
-        record.tool_mode = ToolMode.INLINE
-        result = await self._preprocess(body, replace(options, tool_mode=ToolMode.INLINE), record, watch)
-        retry = await watch.guard(self._send_chat(request, {**body, "messages": result.messages}))
-        return await self.forwarder.respond(retry, watch)
-
-    def _finisher(self, result: Preprocessed, record: RequestRecord) -> Callable[[ToolRounds], None]:
-        def finish(rounds: ToolRounds) -> None:
-            record.tool_rounds, record.tool_calls = rounds.rounds, rounds.calls
-            if result.anchor is not None and (rounds.exchange or rounds.mixed is not None):
-                self.engine.record_tool_exchange(result.anchor, *CHAT_TOOL_FORMAT.recorded(rounds))
-            if rounds.rounds:
-                log.info("tool_loop", rounds=rounds.rounds, calls=rounds.calls, mixed=rounds.mixed is not None,
-                         capped=rounds.capped)
-        return finish
-
-    async def _send_chat(self, request: Request, body: dict[str, Any]) -> UpstreamResponse:
-        """Sent to the upstream serving the body's model (a skill's model, when one was allowed)."""
-        upstream = self.forwarder.upstreams.for_model(body.get("model"))
-        return await self.forwarder.send(request, "chat/completions", json_bytes(body), False, upstream)
-
-
-def json_bytes(body: dict[str, Any]) -> bytes:
-    """The body as UTF-8 JSON (a lone surrogate, half an emoji the client sent as an escape, goes out escaped)."""
-    return json_codec.dumps(body)
-
-
-def loggable_model(model: Any) -> Any:
-    """The request's `model` for a log line: as sent, unless it is long or not text (then JSON, cut short)."""
-    if model is None or (isinstance(model, str) and len(model) <= MAX_LOGGED_MODEL_CHARS):
-        return model
-    text = model if isinstance(model, str) else json.dumps(model, ensure_ascii=False)
-    return text if len(text) <= MAX_LOGGED_MODEL_CHARS else text[:MAX_LOGGED_MODEL_CHARS] + "…"
-
-
-def _tools_can_take_ours(body: dict[str, Any]) -> bool:
-    """False when the client's `tools` is not a list: it goes upstream as sent, for the upstream to judge."""
-    return body.get("tools") is None or isinstance(body["tools"], list)
-
-
-def _rewritten(body: dict[str, Any], result: Preprocessed, record: RequestRecord) -> dict[str, Any]:
-    """The request as forwarded: the preprocessed messages, and a skill's model when one was allowed."""
-    rewritten = {**body, "messages": result.messages}
-    if result.model:
-        rewritten["model"] = result.model
-        record.upstream_model = result.model
-    return rewritten
-
-
-def _call_id() -> str:
-    return f"call_skp_{uuid.uuid4().hex[:24]}"
+CHAT_COMPLETIONS = ChatCompletionsSurface()

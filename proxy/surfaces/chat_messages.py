@@ -29,6 +29,7 @@ from proxy.core.turns.conversation import (
     ToolResultPart,
     Turn,
 )
+from proxy.core.turns.records import canonical_message
 
 _SYSTEM_ROLES = ("system", "developer")
 
@@ -60,6 +61,9 @@ class ChatMessages:
         if conversation.is_empty:
             return conversation.raw
         return [self.write_turn(turn) for turn in conversation.wire_turns()]
+
+    def identity(self, raw: Any) -> str:
+        return canonical_message(raw)
 
 
 CHAT_MESSAGES = ChatMessages()

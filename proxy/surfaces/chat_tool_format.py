@@ -20,7 +20,14 @@ from typing import Any
 
 from proxy.core.tools.calls import ToolCall
 from proxy.core.tools.rounds import CallResult, MixedRound, ToolRound, ToolRounds
+from proxy.core.tools.skill_tools import ToolSpec
 from proxy.core.turns.records import MixedCall
+
+
+def chat_tool(spec: ToolSpec) -> dict[str, Any]:
+    """A skill tool as a Chat Completions `function` tool."""
+    return {"type": "function", "function": {"name": spec.name, "description": spec.description,
+                                             "parameters": spec.parameters}}
 
 
 def function_name(tool: Any) -> str | None:

@@ -142,6 +142,15 @@ class Upstream:
         url = f"{self.base_url}/{path.lstrip('/')}"
         return f"{url}?{query}" if query else url
 
+    @property
+    def native_root(self) -> str:
+        """The server's own root, where a native API lives (Ollama's `/api/...`): the base URL without `/v1`."""
+        return self.base_url[:-3] if self.base_url.endswith("/v1") else self.base_url
+
+    def native_url_for(self, path: str, query: str = "") -> str:
+        url = f"{self.native_root}/{path.lstrip('/')}"
+        return f"{url}?{query}" if query else url
+
     def request_headers(self, client_headers: Headers, request_id: str, keep_length: bool) -> Headers:
         """The client's headers as the upstream should get them."""
         named_by_connection = _connection_tokens(client_headers)

@@ -5,27 +5,30 @@ from __future__ import annotations
 from proxy.core.turns.preprocess_result import Preprocessed
 from proxy.inspect.request_view import TurnTexts, chat_turn, detail, injected, record_of, summary, turn_texts
 from proxy.request_record import RequestRecord
-from proxy.surfaces.chat_messages import read_messages
+from proxy.surfaces.chat_messages import CHAT_MESSAGES, read_messages
+
+turn_of = CHAT_MESSAGES.read_turn
 
 BLOCK = "<routed_skills>\n<skill>pdf</skill>\n</routed_skills>\n\n---\n\n"
 
 
 def test_a_prepended_block_is_the_injected_text():
-    turn = turn_texts({"role": "user", "content": "fill the form"},
-                      {"role": "user", "content": BLOCK + "fill the form"})
+    turn = turn_texts(turn_of({"role": "user", "content": "fill the form"}),
+                      turn_of({"role": "user", "content": BLOCK + "fill the form"}))
     assert injected(turn).how == "prepended" and injected(turn).text == BLOCK
     assert injected(turn).chars == len(BLOCK) and not injected(turn).truncated
 
 
 def test_a_replaced_message_shows_the_whole_forwarded_text():
     packet = "<skill_invocation_packet>...</skill_invocation_packet>\n<task_payload>fill it</task_payload>"
-    turn = turn_texts({"role": "user", "content": "$pdf fill it"}, {"role": "user", "content": packet})
+    turn = turn_texts(turn_of({"role": "user", "content": "$pdf fill it"}),
+                      turn_of({"role": "user", "content": packet}))
     assert injected(turn).how == "replaced" and injected(turn).text == packet and injected(turn).chars == len(packet)
 
 
 def test_an_untouched_message_injected_nothing():
     message = {"role": "user", "content": "hello"}
-    assert injected(turn_texts(message, dict(message))).how == "none"
+    assert injected(turn_texts(turn_of(message), turn_of(dict(message)))).how == "none"
     assert injected(None).how == "none" and injected(None).chars == 0
 
 
@@ -34,16 +37,16 @@ def test_text_parts_are_read_and_images_ignored():
                                         {"type": "text", "text": "what is this?"}]}
     forwarded = {"role": "user", "content": [{"type": "image_url", "image_url": {"url": "data:x"}},
                                              {"type": "text", "text": BLOCK + "what is this?"}]}
-    assert injected(turn_texts(sent, forwarded)).text == BLOCK
+    assert injected(turn_texts(turn_of(sent), turn_of(forwarded))).text == BLOCK
 
 
 def test_long_messages_are_cut_at_the_cap_and_the_injection_still_found():
     user = "x" * 1000
-    turn = turn_texts({"content": user}, {"content": BLOCK + user}, cap=100)
+    turn = turn_texts(turn_of({"content": user}), turn_of({"content": BLOCK + user}), cap=100)
     assert len(turn.sent) == len(turn.forwarded) == 100 and turn.sent_chars == 1000
     assert injected(turn).text == BLOCK and not injected(turn).truncated
     huge_block = "B" * 300
-    cut = injected(turn_texts({"content": user}, {"content": huge_block + user}, cap=100))
+    cut = injected(turn_texts(turn_of({"content": user}), turn_of({"content": huge_block + user}), cap=100))
     assert cut.how == "prepended" and cut.text == "B" * 100 and cut.chars == 300 and cut.truncated
 
 
@@ -52,8 +55,8 @@ def test_a_record_keeps_references_not_copies():
     sent = {"role": "user", "content": content}
     result = Preprocessed(read_messages([{"role": "user", "content": BLOCK + content}]), "routed", "pdf=80",
                           selected=("pdf",))
-    record = record_of(RequestRecord(request_id="r1", path="/v1/chat/completions", chat_turn=chat_turn([sent], result)),
-                       5.0)
+    turn = chat_turn(read_messages([sent]), result)
+    record = record_of(RequestRecord(request_id="r1", path="/v1/chat/completions", chat_turn=turn), 5.0)
     assert record.turn is not None and record.turn.sent is content
 
 
@@ -64,7 +67,8 @@ def test_a_record_does_not_hold_the_conversation():
     forwarded = {"role": "user", "content": [{"type": "text", "text": BLOCK + "what is this?"}, image]}
     result = Preprocessed(read_messages([forwarded]),
                           "routed", "pdf=80", selected=("pdf",))
-    record = record_of(RequestRecord(request_id="r1", status=200, chat_turn=chat_turn([sent], result)), 5.0)
+    turn = chat_turn(read_messages([sent]), result)
+    record = record_of(RequestRecord(request_id="r1", status=200, chat_turn=turn), 5.0)
     assert record.line == {"request_id": "r1", "status": 200} and record.request.chat_turn is None
     assert record.turn is not None and record.turn.sent == "what is this?" and injected(record.turn).chars == len(BLOCK)
 
@@ -74,7 +78,8 @@ def test_summary_and_detail_leave_out_the_chat_turn():
                           selected=("pdf",),
                           events=({"event": "prompt_route"},))
     line = RequestRecord(request_id="r1", method="POST", path="/v1/chat/completions", status=200, mode="routed",
-                         selected=["pdf"], chat_turn=chat_turn([{"role": "user", "content": "hi"}], result))
+                         selected=["pdf"],
+                         chat_turn=chat_turn(read_messages([{"role": "user", "content": "hi"}]), result))
     record = record_of(line, 12.5)
     row = summary(record)
     assert row["at"] == 12.5 and row["injected_chars"] == len(BLOCK) and row["selected"] == ["pdf"]
@@ -89,4 +94,4 @@ def test_a_request_that_is_not_a_chat_has_no_turn():
 
 
 def test_turn_texts_of_odd_messages_are_empty():
-    assert turn_texts(None, {"content": 3}) == TurnTexts("", "", 0, 0)
+    assert turn_texts(None, turn_of({"content": 3})) == TurnTexts("", "", 0, 0)

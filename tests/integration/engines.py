@@ -6,26 +6,26 @@ import threading
 import time
 from typing import Any
 
+from proxy.core.turns.conversation import Conversation, TextForm, TextPart
 from proxy.core.turns.preprocess_result import Preprocessed
-from proxy.surfaces.chat_messages import read_messages
 
 MARKER = "[skills:demo] "
 FALLBACK = '<skills_runtime_reminder reason="scan timeout or routing error">'
 
 
-def prepend_to_last_user(messages: list[Any], text: str) -> list[Any]:
-    """A new list whose last user message starts with `text` (string or content-array form)."""
-    result = [dict(m) for m in messages]
-    for message in reversed(result):
-        if message.get("role") != "user":
+def prepend_to_last_user(conversation: Conversation, text: str) -> Conversation:
+    """The conversation whose last user turn starts with `text` (one text, or a text part first), in any wire."""
+    turns = list(conversation.turns)
+    for index in range(len(turns) - 1, -1, -1):
+        turn = turns[index]
+        if not turn.is_user:
             continue
-        content = message.get("content")
-        if isinstance(content, str):
-            message["content"] = text + content
-        elif isinstance(content, list):
-            message["content"] = [{"type": "text", "text": text}, *content]
+        if turn.form == TextForm.PLAIN:
+            turns[index] = turn.with_parts([TextPart(text + turn.text)], TextForm.PLAIN)
+        elif turn.form == TextForm.PARTS:
+            turns[index] = turn.with_parts([TextPart(text), *turn.parts], TextForm.PARTS)
         break
-    return result
+    return conversation.with_turns(turns)
 
 
 class MarkerEngine:
@@ -34,19 +34,19 @@ class MarkerEngine:
     live = None  # no catalog: the metrics have no skills gauge
 
     def __init__(self) -> None:
-        self.seen: list[dict[str, Any]] = []
+        self.seen: list[Any] = []  # the conversations' wire values (Chat: the `messages` lists)
 
-    def preprocess(self, body: dict[str, Any], options: Any = None) -> Preprocessed:
-        self.seen.append(body)
+    def preprocess(self, conversation: Conversation, options: Any = None) -> Preprocessed:
+        self.seen.append(conversation.raw)
         return Preprocessed(
-            conversation=read_messages(prepend_to_last_user(body["messages"], MARKER)),
+            conversation=prepend_to_last_user(conversation, MARKER),
             mode="routed", route_header="demo=90", selected=("demo",), injected_chars=len(MARKER),
             events=({"event": "prompt_route", "top": "demo", "score": 90, "confidence": "high"},
                     {"event": "context_injection", "chars": len(MARKER)}),
         )
 
-    def fallback(self, body: dict[str, Any], reason: str, options: Any = None) -> Preprocessed:
-        return Preprocessed(conversation=read_messages(prepend_to_last_user(body["messages"], FALLBACK + " ")),
+    def fallback(self, conversation: Conversation, reason: str, options: Any = None) -> Preprocessed:
+        return Preprocessed(conversation=prepend_to_last_user(conversation, FALLBACK + " "),
                             mode="fallback", route_header="fallback")
 
     def startup_summary(self) -> dict[str, Any]:
@@ -64,19 +64,22 @@ class MarkerEngine:
     def record_tool_exchange(self, anchor: Any, exchange: Any, mixed: Any) -> None:
         raise AssertionError("no tool loop runs without skill tools")
 
+    def record_chain(self, response_id: str, record: Any) -> None:
+        """Nothing is kept."""
+
 
 class SlowEngine(MarkerEngine):
     def __init__(self, seconds: float) -> None:
         super().__init__()
         self.seconds = seconds
 
-    def preprocess(self, body: dict[str, Any], options: Any = None) -> Preprocessed:
+    def preprocess(self, conversation: Conversation, options: Any = None) -> Preprocessed:
         time.sleep(self.seconds)
-        return super().preprocess(body)
+        return super().preprocess(conversation)
 
 
 class RaisingEngine(MarkerEngine):
-    def preprocess(self, body: dict[str, Any], options: Any = None) -> Preprocessed:
+    def preprocess(self, conversation: Conversation, options: Any = None) -> Preprocessed:
         raise RuntimeError("router exploded")
 
 
@@ -88,10 +91,10 @@ class BlockingEngine(MarkerEngine):
         self.started = threading.Event()
         self.release = threading.Event()
 
-    def preprocess(self, body: dict[str, Any], options: Any = None) -> Preprocessed:
+    def preprocess(self, conversation: Conversation, options: Any = None) -> Preprocessed:
         self.started.set()
         self.release.wait(10)
-        return super().preprocess(body)
+        return super().preprocess(conversation)
 
 
 def real_engine(roots: tuple[str, ...] | None = None, **overrides: Any):

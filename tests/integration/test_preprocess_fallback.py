@@ -35,5 +35,5 @@ def test_a_raising_preprocessor_falls_back_and_says_why(start_proxy, upstream, l
 def test_the_preprocessor_gets_a_copy_and_the_forwarded_body_keeps_other_fields(proxy, upstream):
     body = chat_body(extra_field=[1, 2])
     httpx.post(proxy.base_url + "/chat/completions", json=body)
-    assert proxy.engine.seen == [body]
+    assert proxy.engine.seen == [body["messages"]]
     assert upstream.last().json["extra_field"] == [1, 2]

@@ -1,6 +1,6 @@
 """The skill tools the proxy runs for the model.
 
-What lives here: the three tool definitions the shell adds to a request, and
+What lives here: the three tools (`ToolSpec`) the shell adds to a request, and
 `SkillTools.call`, which runs one call from the model's raw arguments and
 returns the tool message's content plus the fields of the shell's log line.
 A call never raises: every problem becomes an `error: ...` content that says
@@ -42,9 +42,18 @@ _EXAMPLES = {
 }
 
 
-def _tool(name: str, description: str, properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
+@dataclass(frozen=True)
+class ToolSpec:
+    """One skill tool in no wire format: each surface writes it as its own kind of tool definition."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]  # a JSON Schema object
+
+
+def _tool(name: str, description: str, properties: dict[str, Any], required: list[str]) -> ToolSpec:
     schema = {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
-    return {"type": "function", "function": {"name": name, "description": description, "parameters": schema}}
+    return ToolSpec(name, description, schema)
 
 
 _SKILL_PARAM = {"type": "string", "description": "Skill name, as listed or routed."}
@@ -69,8 +78,8 @@ _DEFINITIONS = [
 ]
 
 
-def tool_definitions() -> list[dict[str, Any]]:
-    """The OpenAI tool objects for the three skill tools: a fresh copy each call."""
+def tool_specs() -> list[ToolSpec]:
+    """The three skill tools: a fresh copy each call (a surface may build on their schemas)."""
     return copy.deepcopy(_DEFINITIONS)
 
 

@@ -129,15 +129,25 @@ class TurnWire(Protocol):
         """The whole conversation in the wire's form."""
         ...
 
+    def identity(self, raw: Any) -> str:
+        """What names a wire object in the state keys: its content, without what a client changes from one
+        request to the next for the same turn (a cache marker, a per-request attribution); one text."""
+        ...
+
 
 @dataclass(frozen=True)
 class Conversation:
-    """`system` is the leading system turn (None when there is none); `raw` the wire value read."""
+    """`system` is the leading system turn (None when there is none); `raw` the wire value read.
+
+    `chain` names a history the upstream holds and this conversation continues (a Responses
+    `previous_response_id`): the turns are only what is new, and the keys of their records start from it.
+    """
 
     turns: tuple[Turn, ...]
     wire: TurnWire = field(compare=False, repr=False)
     system: Turn | None = None
     raw: Any = None
+    chain: str = ""
 
     @property
     def is_empty(self) -> bool:

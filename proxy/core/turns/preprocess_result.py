@@ -36,6 +36,8 @@ class Preprocessed:
     `model` replaces the request's model (an activated skill's allowed `model:`).
     `decision` is the router's ranking for the new turn (scores, confidences,
     reasons), None when nothing was routed (explicit, passthrough, fallback).
+    `chain_record` is what the answer to this request carries to a request that continues it by the
+    answer's id alone (a Responses `previous_response_id`): kept under `chain_key(id)` by the shell.
     """
 
     conversation: Conversation
@@ -49,6 +51,7 @@ class Preprocessed:
     anchor: tuple[str, TurnRecord] | None = None
     model: str | None = None
     decision: RouteDecision | None = None
+    chain_record: TurnRecord | None = None
 
     @cached_property
     def messages(self) -> Any:

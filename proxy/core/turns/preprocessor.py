@@ -22,7 +22,7 @@ from proxy.core.turns.conversation import Conversation, Turn
 from proxy.core.turns.modes import TurnMode
 from proxy.core.turns.packets import REASON_FALLBACK, reminder
 from proxy.core.turns.preprocess_result import Preprocessed
-from proxy.core.turns.records import MixedCall, TurnRecord, TurnRecordReader, turn_keys
+from proxy.core.turns.records import MixedCall, TurnRecord, TurnRecordReader, chain_key, turn_keys
 from proxy.core.turns.skills_index import IndexPlacement
 from proxy.core.turns.turn_decision import LastFullInjection, PreprocessConfig, SkillContext, TurnOutcome, decide_turn
 from proxy.core.turns.turn_text import prepend_block
@@ -34,7 +34,7 @@ def preprocess(conversation: Conversation, context: SkillContext, store: TurnRec
         return Preprocessed(conversation, TurnMode.PASSTHROUGH, TurnMode.PASSTHROUGH)
     turns, keys = conversation.turns, turn_keys(conversation)
     new_turn = len(turns) - 1 if turns and turns[-1].is_user else None
-    known = _known_records(store, turns, keys, now)
+    known = _known_records(store, turns, keys, now, conversation.chain)
     index = IndexPlacement(conversation, context, config)
 
     def decide(turn: Turn, last_full: LastFullInjection | None, first_user: bool) -> TurnOutcome:
@@ -46,7 +46,7 @@ def preprocess(conversation: Conversation, context: SkillContext, store: TurnRec
         forwarded = conversation.with_turns([*replay.forwarded, *turns[-1:]])
         return Preprocessed(index.on_forwarded(forwarded), TurnMode.PASSTHROUGH, TurnMode.PASSTHROUGH,
                             events=tuple(replay.events), records=tuple(replay.records),
-                            anchor=_tool_anchor(turns, keys))
+                            anchor=_tool_anchor(turns, keys), chain_record=_chain_record(replay.last_full))
     outcome = _replayed_turn(known.get(keys[new_turn]), config, conversation) or decide(
         turns[new_turn], replay.last_full, not any(t.is_user for t in turns[:new_turn]))
     forwarded, fork_events = _with_context_mode(conversation.with_turns(replay.forwarded), outcome, config)
@@ -64,7 +64,18 @@ def preprocess(conversation: Conversation, context: SkillContext, store: TurnRec
         anchor=(keys[new_turn], outcome.record),
         model=outcome.record.model,
         decision=outcome.decision,
+        chain_record=_chain_record(_newer_full(replay.last_full, outcome.record), outcome.record),
     )
+
+
+def _chain_record(last_full: LastFullInjection | None, newest: TurnRecord | None = None) -> TurnRecord:
+    """What a response that ends a held history carries to the request that continues it: the newest full
+    routed injection in it (so the next turn gets the reminder while the route holds)."""
+    mode = newest.mode if newest is not None else TurnMode.PASSTHROUGH
+    if last_full is None:
+        return TurnRecord(None, mode, tool_mode=newest.tool_mode if newest else "")
+    return TurnRecord(None, TurnMode.ROUTED, last_full.fingerprint, last_full.at,
+                      tool_mode=newest.tool_mode if newest else "")
 
 
 def _with_context_mode(history: Conversation, outcome: TurnOutcome,
@@ -77,6 +88,9 @@ def _with_context_mode(history: Conversation, outcome: TurnOutcome,
     event = {"event": "context_fork", "skills": list(outcome.selected), "kept_messages": kept,
              "dropped_messages": history.size - kept}
     return isolated, (event,)
+
+
+_NO_RECORD = TurnRecord(None, TurnMode.PASSTHROUGH)
 
 
 @dataclass
@@ -101,6 +115,8 @@ def _replay(conversation: Conversation, keys: list[str], known: Mapping[str, Tur
     hold wire objects, read back with the conversation's own wire.
     """
     replay, read = _Replay(), conversation.wire.read_turn
+    if conversation.chain:  # the history the upstream holds: what the proxy decided last in it
+        replay.last_full = _newer_full(None, known.get(chain_key(conversation.chain)) or _NO_RECORD)
     turns = conversation.turns
     pending: MixedCall | None = None
     for index, turn in enumerate(turns[:-1]):
@@ -137,9 +153,11 @@ def _record_for(turns: tuple[Turn, ...], index: int, keys: list[str],
 
 
 def _known_records(store: TurnRecordReader | None, turns: tuple[Turn, ...], keys: list[str],
-                   now: float) -> Mapping[str, TurnRecord]:
+                   now: float, chain: str = "") -> Mapping[str, TurnRecord]:
     """Every record this request may read, in one call (one round trip to a store across a network)."""
-    return store.get_many(_stored_keys(turns, keys), now) if store is not None else {}
+    if store is None:
+        return {}
+    return store.get_many([*_stored_keys(turns, keys), *([chain_key(chain)] if chain else [])], now)
 
 
 def _stored_keys(turns: tuple[Turn, ...], keys: list[str]) -> list[str]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -79,26 +79,37 @@ class TurnRecordReader(Protocol):
     def get_many(self, keys: Sequence[str], now: float) -> Mapping[str, TurnRecord]: ...
 
 
-def _canonical(message: Any) -> str:
+def canonical_message(message: Any) -> str:
+    """A Chat Completions message's identity: the fields that say what was said, in one spelling."""
     if isinstance(message, dict):
         kept = {k: message.get(k) for k in ("role", "content", "tool_calls", "tool_call_id", "name") if k in message}
         return json.dumps(kept, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
     return json.dumps(message, sort_keys=True, ensure_ascii=False, default=str)
 
 
-def prefix_keys(messages: Sequence[Any]) -> list[str]:
-    """keys[i] is the hash of messages[0..i] (inclusive): the key of a user turn at index i."""
+def prefix_keys(messages: Sequence[Any], identity: Callable[[Any], str] = canonical_message,
+                chain: str = "") -> list[str]:
+    """keys[i] is the hash of messages[0..i] (inclusive): the key of a user turn at index i.
+
+    `identity` spells each message; `chain`, when set, is the held history the messages continue.
+    """
     keys: list[str] = []
     running = hashlib.sha256(b"skillproxy-turn-v1")
+    if chain:
+        running.update(b"chain\x1f" + chain.encode("utf-8", "surrogatepass") + b"\x1e")
     for message in messages:
-        running.update(_canonical(message).encode("utf-8", "surrogatepass"))
+        running.update(identity(message).encode("utf-8", "surrogatepass"))
         running.update(b"\x1e")
         keys.append(running.copy().hexdigest()[:32])
     return keys
 
-
-
 def turn_keys(conversation: Conversation) -> list[str]:
     """keys[i] is the key of `conversation.turns[i]`: the hash of the wire objects up to it, the system first."""
-    keys = prefix_keys([turn.raw for turn in conversation.wire_turns()])
+    keys = prefix_keys([turn.raw for turn in conversation.wire_turns()], conversation.wire.identity,
+                       conversation.chain)
     return keys if conversation.system is None else keys[1:]
+
+
+def chain_key(response_id: str) -> str:
+    """The key of what the proxy decided last in a history the upstream holds, by the response that ended it."""
+    return hashlib.sha256(b"skillproxy-chain-v1\x1e" + response_id.encode("utf-8", "surrogatepass")).hexdigest()[:32]

@@ -117,6 +117,7 @@ function requestRow(row) {
   const tr = el("tr", { "data-request-id": row.request_id },
     el("td", { class: "mono" }, when(row.at)),
     el("td", { class: "mono" }, row.request_id),
+    el("td", {}, row.surface ?? el("span", { class: "muted" }, "–")),
     el("td", {}, row.model ?? el("span", { class: "muted" }, "–")),
     el("td", {}, row.mode ? pill(row.mode, row.mode) : el("span", { class: "muted" }, `${row.method} ${row.path}`)),
     el("td", {}, skillsCell(row)),
@@ -135,7 +136,7 @@ async function loadRequests() {
   $("requests-note").textContent = history.enabled
     ? `The last ${history.size} requests are kept in memory (inspect_history); newest first. Click one for its detail.`
     : "The request history is off (inspect_history: 0).";
-  fill($("request-rows"), answer.data.map(requestRow), 9, history.enabled ? "No requests yet." : "History is off.");
+  fill($("request-rows"), answer.data.map(requestRow), 10, history.enabled ? "No requests yet." : "History is off.");
   return answer;
 }
 
@@ -152,7 +153,7 @@ async function showDetail(requestId) {
   const facts = $("detail-facts");
   facts.replaceChildren();
   fact(facts, "Finished", new Date(d.at * 1000).toLocaleString());
-  fact(facts, "Endpoint", `${d.method} ${d.path}`);
+  fact(facts, "Endpoint", d.surface ? `${d.method} ${d.path} (${d.surface})` : `${d.method} ${d.path}`);
   fact(facts, "Model", d.upstream_model ? `${d.model} → ${d.upstream_model}` : d.model);
   fact(facts, "Mode", d.mode);
   fact(facts, "X-Skills-Route", d.route);

@@ -19,7 +19,7 @@ from proxy.core.tools.skill_tools import (
     TOOL_NAMES,
     SkillTools,
     ToolResult,
-    tool_definitions,
+    tool_specs,
 )
 from tests.core.skill_factory import SKILLS, write_catalog
 
@@ -80,29 +80,28 @@ def call(tools: SkillTools, name: str, arguments) -> ToolResult:
 
 # --- definitions -----------------------------------------------------------------------------
 
-def test_definitions_are_openai_tools_for_the_three_names():
-    definitions = tool_definitions()
-    assert [d["function"]["name"] for d in definitions] == list(TOOL_NAMES)
-    for definition in definitions:
-        assert definition["type"] == "function"
-        assert definition["function"]["description"]
-        assert definition["function"]["parameters"]["type"] == "object"
-        assert definition["function"]["parameters"]["additionalProperties"] is False
-    params = {d["function"]["name"]: d["function"]["parameters"] for d in definitions}
+def test_specs_name_the_three_tools_with_closed_object_schemas():
+    specs = tool_specs()
+    assert [spec.name for spec in specs] == list(TOOL_NAMES)
+    for spec in specs:
+        assert spec.description
+        assert spec.parameters["type"] == "object"
+        assert spec.parameters["additionalProperties"] is False
+    params = {spec.name: spec.parameters for spec in specs}
     assert set(params[LIST_SKILLS]["properties"]) == {"query", "limit"} and params[LIST_SKILLS]["required"] == []
     assert params[READ_SKILL_FILE]["required"] == ["skill"] and "path" in params[READ_SKILL_FILE]["properties"]
     assert params[LIST_SKILL_FILES]["required"] == ["skill"] and "path" in params[LIST_SKILL_FILES]["properties"]
     assert "SKILL.md" in params[READ_SKILL_FILE]["properties"]["path"]["description"]
 
 
-def test_definitions_are_a_fresh_copy_each_time():
-    first = tool_definitions()
-    first[0]["function"]["parameters"]["properties"].clear()
-    assert tool_definitions()[0]["function"]["parameters"]["properties"]
+def test_specs_are_a_fresh_copy_each_time():
+    first = tool_specs()
+    first[0].parameters["properties"].clear()
+    assert tool_specs()[0].parameters["properties"]
 
 
-def test_definitions_stay_short():
-    assert len(json.dumps(tool_definitions())) < 1600
+def test_specs_stay_short():
+    assert len(json.dumps([[s.name, s.description, s.parameters] for s in tool_specs()])) < 1500
 
 
 # --- list_skills ---------------------------------------------------------------------------
