@@ -4,7 +4,8 @@ What lives here: the routes, and the lifespan that owns the engine (starts
 it, then closes it) and the upstream connections. `POST /v1/chat/completions` is
 `proxy.surfaces.chat_completions`, `/v1/skills...` is `proxy.skills_api.routes`; every other
 `/v1/...` path and method is forwarded
-untouched, to the upstream its JSON body's `model` names when `upstreams:` is
+untouched (and `/api/...`, Ollama's native API, by `proxy.surfaces.ollama_api`, beside
+`POST /api/chat`, `proxy.surfaces.ollama_chat`), to the upstream its JSON body's `model` names when `upstreams:` is
 set; with several upstreams, `GET /v1/models` merges their lists (see
 `proxy.upstream.upstreams`); `/healthz` and `/readyz` (each upstream); `/metrics` (see
 `proxy.metrics`, fed by the request observers and the catalog watcher); the
@@ -47,6 +48,9 @@ from proxy.settings import Settings
 from proxy.skills_api.routes import SkillsApi
 from proxy.skills_api.routes import register as register_skills_api
 from proxy.surfaces.chat_completions import CHAT_COMPLETIONS
+from proxy.surfaces.ollama_api import OllamaApi
+from proxy.surfaces.ollama_chat import OLLAMA_CHAT
+from proxy.surfaces.ollama_errors import OLLAMA_ERRORS
 from proxy.surfaces.skill_route import SkillRoute
 from proxy.surfaces.surface import Surface
 from proxy.upstream.client import Upstream, UpstreamResponse
@@ -89,6 +93,7 @@ def create_app(settings: Settings, engine: ChatPreprocessor, upstream: Upstream 
     register_inspect_page(app, InspectPage(engine, history))
     app.add_api_route("/v1/{path:path}", proxy.forward, methods=ALL_METHODS)
     app.add_api_route("/metrics", metrics.page, methods=["GET"])
+    app.add_api_route("/api/{path:path}", OllamaApi(settings, forwarder).forward, methods=ALL_METHODS)
     app.add_api_route("/{path:path}", proxy.not_found, methods=ALL_METHODS)
     return app
 
@@ -96,10 +101,13 @@ def create_app(settings: Settings, engine: ChatPreprocessor, upstream: Upstream 
 # Each chat surface's route: the path its clients post to, and the surface that serves it.
 SURFACES: tuple[tuple[str, Surface], ...] = (
     ("/v1/chat/completions", CHAT_COMPLETIONS),
+    ("/api/chat", OLLAMA_CHAT),
 )
 # Paths whose clients read errors in a shape other than OpenAI's: a surface's route and the paths beside it
 # (its token counting, its model listing), longest prefix first.
-ERROR_SHAPES: tuple[tuple[str, ErrorShape], ...] = ()
+ERROR_SHAPES: tuple[tuple[str, ErrorShape], ...] = (
+    ("/api", OLLAMA_ERRORS),
+)
 
 
 def error_shape_for(path: str) -> ErrorShape:

@@ -46,6 +46,8 @@ class Settings:
     port: int = 8787
     upstream: str = "http://127.0.0.1:1234/v1"
     upstream_api_key: str | None = field(default=None, repr=False)
+    # The server's own root for a native API (Ollama's /api/...); None: `upstream` without its /v1.
+    upstream_native_url: str | None = None
     # When set, these replace `upstream`; parsed here once (see proxy.upstream.config).
     upstreams: tuple[UpstreamConfig, ...] = ()
     roots: tuple[str, ...] = DEFAULT_ROOTS
@@ -262,6 +264,9 @@ def _validate(s: Settings) -> None:
         raise SettingsError(f"configuration key 'state': expected 'memory' or a redis:// URL, got {s.state!r}")
     if not s.upstream.startswith(("http://", "https://")):
         raise SettingsError(f"configuration key 'upstream': expected an http(s) URL, got {s.upstream!r}")
+    if s.upstream_native_url is not None and not s.upstream_native_url.startswith(("http://", "https://")):
+        raise SettingsError("configuration key 'upstream_native_url': expected an http(s) URL (the server's root, "
+                            f"such as http://127.0.0.1:11434), got {s.upstream_native_url!r}")
     _check_api_keys(s.api_keys)
     if s.upstreams and s.upstream_api_key:
         raise SettingsError("configuration key 'upstream_api_key' is not used when 'upstreams' is set; "

@@ -206,10 +206,10 @@ async def _check_round(answer: UpstreamResponse, upstream_url: str) -> None:
         body = normalise_error(answer.status, raw, upstream_url)["error"]
         raise UpstreamError(f"upstream answered HTTP {answer.status} to a skill tool round: {body['message']}",
                             code=str(body.get("code") or ErrorCode.UPSTREAM_ERROR))
-    if not answer.is_event_stream:
+    if not (answer.is_event_stream or answer.is_ndjson):  # SSE, or Ollama's NDJSON
         await answer.aclose()
         raise UpstreamError(f"upstream answered a skill tool round with {answer.content_type or 'no content type'}, "
-                            "not an event stream", code=ErrorCode.UPSTREAM_BAD_STREAM)
+                            "not a stream", code=ErrorCode.UPSTREAM_BAD_STREAM)
 
 
 def _rounds_exceeded(rounds: ToolRounds) -> UpstreamError:

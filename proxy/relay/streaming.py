@@ -24,6 +24,7 @@ import structlog
 
 from proxy.core.sse import EVENT_END, LONGEST_EVENT_END
 from proxy.errors import OPENAI_ERRORS, ErrorShape, ProxyError, empty_stream_error
+from proxy.relay.ndjson import relay_lines
 from proxy.upstream.client import UpstreamResponse
 
 log = structlog.get_logger("proxy.streaming")
@@ -84,7 +85,11 @@ async def relay_bytes(upstream: UpstreamResponse) -> AsyncIterator[bytes]:
 
 
 def relay(upstream: UpstreamResponse, errors: ErrorShape = OPENAI_ERRORS) -> AsyncIterator[bytes]:
-    return relay_events(upstream, errors) if upstream.is_event_stream else relay_bytes(upstream)
+    if upstream.is_event_stream:
+        return relay_events(upstream, errors)
+    if upstream.is_ndjson:
+        return relay_lines(upstream, errors)  # Ollama's stream: whole lines, a failure framed as a line
+    return relay_bytes(upstream)
 
 
 def stream_headers(upstream: UpstreamResponse) -> list[tuple[str, str]]:

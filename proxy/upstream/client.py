@@ -53,6 +53,7 @@ MAX_IDLE_CONNECTIONS = 128
 MAX_STALE_RETRIES = 8  # each stale connection fails once and leaves the pool, so this bounds a burst of them
 DEFAULT_SETTING = "`upstream`"  # named in error messages; an entry of `upstreams` names its own base_url
 STALE_ERRORS = (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError)
+NDJSON_TYPES = ("application/x-ndjson", "application/ndjson", "application/jsonl")  # Ollama's stream: the first
 
 
 @dataclass
@@ -81,6 +82,11 @@ class UpstreamResponse:
     @property
     def is_event_stream(self) -> bool:
         return self.content_type.split(";")[0].strip().lower() == "text/event-stream"
+
+    @property
+    def is_ndjson(self) -> bool:
+        """One JSON object per line (Ollama's native stream)."""
+        return self.content_type.split(";")[0].strip().lower() in NDJSON_TYPES
 
     async def iter_bytes(self) -> AsyncIterator[bytes]:
         with _mapped_errors(self.url, "reading the answer", setting=self.setting):
@@ -123,6 +129,10 @@ class Upstream:
         self.base_url = (config.base_url if config else settings.upstream).rstrip("/")
         self._api_key = config.api_key if config else settings.upstream_api_key
         self.setting = f"the base_url of upstream {config.name!r}" if config else DEFAULT_SETTING
+        native_url = config.native_url if config else settings.upstream_native_url
+        self._native_url = native_url.rstrip("/") if native_url else None
+        self.native_setting = (f"the native_url of upstream {config.name!r} (its base_url without /v1 when unset)"
+                               if config else "`upstream_native_url` (`upstream` without its /v1 when unset)")
         self._drop_client_auth = bool(settings.api_keys)
         self._probe_timeout = settings.connect_timeout
         self._client = httpx.AsyncClient(
@@ -144,7 +154,10 @@ class Upstream:
 
     @property
     def native_root(self) -> str:
-        """The server's own root, where a native API lives (Ollama's `/api/...`): the base URL without `/v1`."""
+        """The server's own root, where a native API lives (Ollama's `/api/...`): the configured native URL, or
+        else the base URL without `/v1`."""
+        if self._native_url:
+            return self._native_url
         return self.base_url[:-3] if self.base_url.endswith("/v1") else self.base_url
 
     def native_url_for(self, path: str, query: str = "") -> str:
@@ -177,13 +190,19 @@ class Upstream:
         size = len(content) if isinstance(content, bytes) else None
         log.info("upstream_request", upstream=self.name, method=method, url=url, body_bytes=size)
         started = time.perf_counter()
-        with _mapped_errors(url, "sending the request or waiting for its answer to start", started, self.setting):
+        setting = self._setting_for(url)
+        with _mapped_errors(url, "sending the request or waiting for its answer to start", started, setting):
             response = await self._send_past_stale_connections(method, url, headers, content, timeout)
         upstream_ms = ms_since(started)
         log.info("upstream_response", upstream=self.name, url=url, status=response.status_code,
                  content_type=response.headers.get("content-type"), upstream_ms=upstream_ms)
         return UpstreamResponse(response.status_code, response_headers(response.headers.raw),
-                                url, upstream_ms, response, self._api_key, self.base_url, self.setting)
+                                url, upstream_ms, response, self._api_key, self.base_url, setting)
+
+    def _setting_for(self, url: str) -> str:
+        """The config a person fixes when a request to `url` fails: the native root's for a native path."""
+        native = not url.startswith(self.base_url + "/") and url.startswith(self.native_root + "/")
+        return self.native_setting if native else self.setting
 
     async def _send_past_stale_connections(self, method: str, url: str, headers: Headers, content: Content,
                                            timeout: float | None = None) -> httpx.Response:

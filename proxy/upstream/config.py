@@ -1,10 +1,12 @@
 """The `upstreams:` config key: several model servers, each serving some models.
 
 What lives here: `UpstreamConfig` (one entry: `name`, `base_url`, `api_key`,
-`models` glob patterns) and `parse_upstreams`, which checks every entry once at
-start and reads `api_key_env` from the environment, so keys need not live in
-the file. A problem is a ValueError naming the entry and its key; `settings`
-turns it into a SettingsError.
+`models` glob patterns, and `native_url`, the server's own root for a native
+API such as Ollama's `/api/...` when it is not `base_url` without its `/v1`)
+and `parse_upstreams`, which checks every entry once at start and reads
+`api_key_env` from the environment, so keys need not live in the file. A
+problem is a ValueError naming the entry and its key; `settings` turns it
+into a SettingsError.
 
 What must not: open connections or choose upstreams per request (see
 `proxy.upstream.upstreams` and `proxy.core.upstream_choice`).
@@ -16,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-ENTRY_KEYS = ("name", "base_url", "api_key", "api_key_env", "models")
+ENTRY_KEYS = ("name", "base_url", "api_key", "api_key_env", "models", "native_url")
 
 
 @dataclass(frozen=True)
@@ -25,6 +27,7 @@ class UpstreamConfig:
     base_url: str
     models: tuple[str, ...]
     api_key: str | None = field(default=None, repr=False)
+    native_url: str | None = None
 
 
 def parse_upstreams(raw: Any, env: Mapping[str, str]) -> tuple[UpstreamConfig, ...]:
@@ -54,12 +57,22 @@ def _entry(number: int, item: Any, env: Mapping[str, str]) -> UpstreamConfig:
     if unknown:
         raise ValueError(f"{where}: unknown key {unknown[0]!r}; an upstream takes {', '.join(ENTRY_KEYS)}")
     return UpstreamConfig(name=name.strip(), base_url=_base_url(where, item.get("base_url")),
-                          models=_models(where, item.get("models")), api_key=_api_key(where, item, env))
+                          models=_models(where, item.get("models")), api_key=_api_key(where, item, env),
+                          native_url=_native_url(where, item.get("native_url")))
 
 
 def _base_url(where: str, value: Any) -> str:
     if not isinstance(value, str) or not value.startswith(("http://", "https://")):
         raise ValueError(f"{where}: key 'base_url': expected an http(s) URL with its /v1, got {value!r}")
+    return value.rstrip("/")
+
+
+def _native_url(where: str, value: Any) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.startswith(("http://", "https://")):
+        raise ValueError(f"{where}: key 'native_url': expected an http(s) URL of the server's root (where "
+                         f"Ollama's /api lives, such as http://127.0.0.1:11434), got {value!r}")
     return value.rstrip("/")
 
 
