@@ -38,7 +38,15 @@ from fastapi.responses import JSONResponse, Response
 
 from proxy.core.tools.calls import ToolCall, add_usage, split_calls
 from proxy.core.tools.rounds import ToolRounds
-from proxy.errors import ErrorCode, ProxyError, UpstreamError, empty_stream_error, normalise_error
+from proxy.errors import (
+    OPENAI_ERRORS,
+    ErrorCode,
+    ErrorShape,
+    ProxyError,
+    UpstreamError,
+    empty_stream_error,
+    normalise_error,
+)
 from proxy.upstream.client import UpstreamResponse
 
 log = structlog.get_logger("proxy.tool_loop")
@@ -126,6 +134,7 @@ class ToolLoop:
     upstream_url: str
     on_finish: Callable[[ToolRounds], None]
     wire: ToolLoopWire
+    errors: ErrorShape = OPENAI_ERRORS  # how the surface's clients read a later round's error answer
 
     async def complete(self, answer: UpstreamResponse, guard: Guard) -> Response:
         """A non-streamed answer, after as many rounds as the model needs."""
@@ -134,7 +143,8 @@ class ToolLoop:
             while True:
                 raw = await answer.read_and_close(guard)
                 if answer.status >= 400:
-                    return JSONResponse(normalise_error(answer.status, raw, self.upstream_url), answer.status)
+                    return JSONResponse(self.errors.upstream_answer(answer.status, raw, self.upstream_url),
+                                        answer.status)
                 completion = self.wire.read_completion(answer, raw)
                 response_id, usage = response_id or completion.response_id, add_usage(usage, completion.usage)
                 if not self._continue_after(completion):

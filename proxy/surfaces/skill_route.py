@@ -80,7 +80,7 @@ class SkillRoute:
                 return await self._answer_refusal(request, body, options, answer, watch)
             loop = ToolLoop(ToolRounds(tools[0], tools[1], self.settings.max_tool_rounds, _call_id), forwarded,
                             lambda next_body: self.send(request, next_body), answer.base_url,
-                            self._finisher(result, record), self.surface.tool_loop)
+                            self._finisher(result, record), self.surface.tool_loop, self.surface.errors)
             if record.stream and self.surface.is_stream(answer):
                 return streaming_response(answer, loop.stream(answer))
             return await loop.complete(answer, watch.guard)

@@ -12,7 +12,8 @@ tool round after the newest user message). Models with special answers:
 `no-tools` refuses a request with `tools` (HTTP 400, as Ollama answers for a
 model without tool support); `error-midway` streams a piece, then an
 `{"error": ...}` line, as Ollama reports a failure after the stream began;
-`breaks-off` streams a piece and then drops the connection.
+`breaks-off` streams a piece and then drops the connection; `fails-after-tools`
+answers HTTP 500 to a request that holds tool results (a later tool round).
 `GET /api/tags`, `/api/ps`, `/api/version`, `POST /api/show` answer as Ollama
 does; `POST /api/pull` streams NDJSON progress. Every request is recorded.
 """
@@ -129,6 +130,9 @@ class FakeOllama:
         body = record.json
         headers = dict(record.headers)
         model = body.get("model")
+        if model == "fails-after-tools" and any(m.get("role") == "tool" for m in body.get("messages", [])):
+            await _json(send, record, 500, {"error": "model runner has unexpectedly stopped"})
+            return
         if model == "no-tools" and body.get("tools"):
             await _json(send, record, 400, REFUSAL)
             return

@@ -268,6 +268,18 @@ def test_a_stream_that_breaks_off_ends_with_an_error_line_the_ollama_client_rais
         list(client.chat(model="breaks-off", messages=[{"role": "user", "content": SQL}], stream=True))
 
 
+@pytest.mark.parametrize("stream", [False, True])
+def test_an_upstream_error_in_a_later_tool_round_reaches_the_client_in_ollamas_shape(proxy, fake, stream):
+    response = chat(proxy, [{"role": "user", "content": SQL}], stream=stream, model="fails-after-tools")
+    assert len(fake.chats()) == 2
+    if stream:
+        last = lines_of(response)[-1]
+        assert set(last) == {"error"} and "model runner has unexpectedly stopped" in last["error"]
+    else:
+        assert response.status_code == 500
+        assert response.json() == {"error": "model runner has unexpectedly stopped"}
+
+
 @pytest.mark.parametrize("body, message", [
     (b"{not json", "JSON"),
     (b'{"model": "scripted"}', "messages"),

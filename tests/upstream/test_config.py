@@ -108,3 +108,24 @@ def test_the_readme_shows_the_example_configs_upstreams(tmp_path):
     section = (REPO / "README.md").read_text().split("### Several upstreams", 1)[1]
     shown = section.split("```yaml\n", 1)[1].split("```", 1)[0]
     assert load(tmp_path, shown).upstreams == load_settings(EXAMPLE, env={}).upstreams
+
+
+def test_the_native_root_is_the_base_url_without_v1_unless_native_url_says_otherwise(tmp_path):
+    from proxy.upstream.client import Upstream
+
+    settings = load(tmp_path, "upstreams: [{name: a, base_url: 'http://a:11434/v1', models: ['x']},\n"
+                              "  {name: b, base_url: 'http://gw/openai/v1', native_url: 'http://b:11434/', "
+                              "models: ['*']}]\n")
+    derived, explicit = (Upstream(settings, config=config) for config in settings.upstreams)
+    assert derived.native_url_for("api/chat") == "http://a:11434/api/chat"
+    assert explicit.native_url_for("api/tags", "q=1") == "http://b:11434/api/tags?q=1"
+    single = Upstream(load_settings(None, env={"SKILLPROXY_UPSTREAM": "http://o/v1",
+                                                "SKILLPROXY_UPSTREAM_NATIVE_URL": "http://n:11434"}))
+    assert single.native_root == "http://n:11434" and single.url_for("models") == "http://o/v1/models"
+
+
+def test_a_native_url_that_is_not_an_http_url_is_an_error_naming_the_key(tmp_path):
+    with pytest.raises(SettingsError, match="entry 1 \\('a'\\): key 'native_url': expected an http"):
+        load(tmp_path, "upstreams: [{name: a, base_url: 'http://a/v1', native_url: 'a:11434', models: ['*']}]\n")
+    with pytest.raises(SettingsError, match="'upstream_native_url': expected an http"):
+        load(tmp_path, "upstream_native_url: localhost:11434\n")
