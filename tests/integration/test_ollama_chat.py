@@ -26,7 +26,7 @@ from proxy.settings import Settings
 from proxy.upstream.config import parse_upstreams
 from tests.conftest import REPO
 
-from .conftest import LogCapture, RunningProxy
+from .conftest import TEST_API_KEY, TEST_UPSTREAM_KEY, LogCapture, RunningProxy
 from .engines import real_engine
 from .fake_ollama import EVAL_COUNT, FakeOllama, prompt_count
 from .servers import ServerThread
@@ -312,6 +312,17 @@ def test_upstream_native_url_sets_the_native_root_when_the_base_url_does_not_lea
     response = chat(proxy, [{"role": "user", "content": "hi"}], script({"answer": "hello"}), stream=False)
     assert response.json()["message"]["content"] == "hello"
     assert httpx.get(proxy.url + "/api/tags").json()["models"][0]["name"] == "scripted:latest"
+
+
+def test_api_keys_guard_the_ollama_paths_and_the_upstream_gets_its_own_key(start, fake):
+    proxy = start(api_keys=(TEST_API_KEY,), upstream_api_key=TEST_UPSTREAM_KEY)
+    refused = httpx.get(proxy.url + "/api/tags")
+    assert refused.status_code == 401 and isinstance(refused.json()["error"], str)
+    client = ollama.Client(host=proxy.url, headers={"Authorization": f"Bearer {TEST_API_KEY}", **script(
+        {"answer": "ok"})})
+    assert client.chat(model="scripted", messages=[{"role": "user", "content": "hi"}]).message.content == "ok"
+    assert client.list().models
+    assert {r.header("authorization") for r in fake.received} == {f"Bearer {TEST_UPSTREAM_KEY}"}
 
 
 # ---- the official client ------------------------------------------------------------------------

@@ -147,9 +147,10 @@ class FakeUpstream:
     """An upstream answer reduced to what the relay uses: its reads, its URL, and closing it."""
 
     def __init__(self, chunks: list[bytes], error: Exception | None = None, event_stream: bool = True,
-                 hang: bool = False) -> None:
+                 hang: bool = False, ndjson: bool = False) -> None:
         self.chunks, self.error, self.hang = chunks, error, hang
         self.is_event_stream = event_stream
+        self.is_ndjson = ndjson
         self.url = "http://model.test/v1/chat/completions"
         self.closed = 0
 
