@@ -13,9 +13,9 @@ inspect page under `/_skillproxy/` (`proxy.inspect`); an OpenAI-shaped 404
 elsewhere.
 
 Errors: a route raises a `ProxyError` and `proxy.middleware` renders it. Two are rendered
-here: the framework's own (a method no route takes, such as TRACE), put into the same
-OpenAI shape by `_framework_error`; and `/readyz`'s 503, whose body holds the unready
-upstream's error in that shape beside its status.
+here: the framework's own (a method no route takes, such as TRACE), put into the path's
+shape (OpenAI's, or the surface's in `ERROR_SHAPES`) by `_framework_error`; and `/readyz`'s
+503, whose body holds the unready upstream's error in OpenAI's shape beside its status.
 
 What must not: talk httpx (see `proxy.upstream.client`) or know how skills are chosen
 (see the engine behind `ChatPreprocessor`).
@@ -34,7 +34,7 @@ from starlette.exceptions import HTTPException
 
 from proxy.core import json_codec
 from proxy.engine.preprocess_runner import ChatPreprocessor
-from proxy.errors import OPENAI_ERRORS, ErrorCode, ErrorShape, NotFound, UpstreamError, error_body
+from proxy.errors import OPENAI_ERRORS, BadRequest, ErrorCode, ErrorShape, NotFound, UpstreamError, error_body
 from proxy.http_methods import ALL_METHODS
 from proxy.inspect.history import RequestHistory
 from proxy.inspect.routes import PAGE_PATHS, InspectPage
@@ -123,6 +123,11 @@ async def _framework_error(request: Request, exc: HTTPException) -> Response:
     allowed = f" (allowed: {exc.headers['Allow']})" if exc.headers and "Allow" in exc.headers else ""
     code = {404: ErrorCode.NOT_FOUND, 405: ErrorCode.METHOD_NOT_ALLOWED}.get(exc.status_code, ErrorCode.INVALID_REQUEST)
     message = f"{exc.detail}: {request.method} {request.url.path}{allowed}"
+    shape = error_shape_for(request.url.path)
+    if shape is not OPENAI_ERRORS:  # a surface whose clients read another shape (Ollama's under /api)
+        error = BadRequest(message, code=code)
+        error.status = exc.status_code
+        return Response(shape.answer(error), exc.status_code, headers=exc.headers, media_type="application/json")
     return JSONResponse(error_body(message, "invalid_request_error", code), exc.status_code, headers=exc.headers)
 
 
@@ -157,7 +162,8 @@ class _Routes:
 
     async def not_found(self, request: Request, path: str) -> Response:
         raise NotFound(f"no such endpoint: {request.method} {request.url.path}; "
-                       "skillproxy serves the OpenAI API under /v1 (and /healthz, /readyz, /metrics)")
+                       "skillproxy serves the OpenAI API under /v1 and Ollama's under /api "
+                       "(and /healthz, /readyz, /metrics)")
 
     async def forward(self, request: Request, path: str) -> Response:
         check_declared_length(request, self.settings.max_body_bytes)

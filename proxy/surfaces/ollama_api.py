@@ -48,10 +48,16 @@ class OllamaApi:
 
     async def _send(self, request: Request, path: str, content: Any) -> UpstreamResponse:
         upstream: Upstream | None = None
-        if self.upstreams.routed and content is not None and "json" in request.headers.get("content-type", "json"):
+        if self.upstreams.routed and content is not None and _may_be_json(request.headers.get("content-type", "")):
             content = b"".join([chunk async for chunk in content])
             upstream = self.upstreams.for_model(_model_in(content))
         return await self.forwarder.send(request, path, content, True, upstream, native=True)
+
+
+def _may_be_json(content_type: str) -> bool:
+    """JSON, or no type, or curl's default for `-d` (how Ollama's own examples call it)."""
+    kind = content_type.split(";")[0].strip().lower()
+    return kind in ("", "application/x-www-form-urlencoded") or "json" in kind
 
 
 def _model_in(raw: bytes) -> Any:

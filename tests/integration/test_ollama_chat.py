@@ -293,6 +293,11 @@ def test_a_bad_body_gets_a_400_in_ollamas_shape(proxy, fake, body, message):
     assert not fake.chats()
 
 
+def test_a_method_no_route_takes_is_a_405_in_ollamas_shape(proxy, fake):
+    response = httpx.request("TRACE", proxy.url + "/api/chat")
+    assert response.status_code == 405 and "TRACE /api/chat" in response.json()["error"]
+
+
 def test_an_upstream_that_is_down_gives_a_502_in_ollamas_shape_naming_the_url_and_the_setting(start, fake):
     port = _closed_port()
     proxy = start(upstream=f"http://127.0.0.1:{port}/v1")
