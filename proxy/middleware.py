@@ -103,16 +103,15 @@ class RequestContext:
             await _send_or_abort(send, record, internal, self._error_shape_for(scope["path"]))
 
     def _authorize(self, scope: Scope) -> None:
-        """Compares the digest of the given key with every key's, without stopping at a match."""
+        """Compares the digest of the given key (the Bearer token, else `x-api-key`) with every key's, without
+        stopping at a match."""
         scheme, _, token = _header(scope, b"authorization").partition(" ")
-        bearer = token.strip().encode("latin-1") if scheme.lower() == "bearer" else b""  # the header's own bytes
-        api_key = _header(scope, b"x-api-key").strip().encode("latin-1")  # as Anthropic's clients send it
-        matched = False
-        for given in (bearer, api_key):
-            given_digest = _digest(given)
-            for key in self._key_digests:
-                matched |= bool(given) & hmac.compare_digest(given_digest, key)
-        if not matched:
+        given = token.strip() if scheme.lower() == "bearer" else ""
+        given = given or _header(scope, b"x-api-key").strip()  # as Anthropic's clients send the key
+        given_digest, matched = _digest(given.encode("latin-1")), False  # the header's own bytes
+        for key in self._key_digests:
+            matched |= hmac.compare_digest(given_digest, key)
+        if not given or not matched:
             raise Unauthorized("missing or wrong API key: send the proxy's key as "
                                "`Authorization: Bearer <key>` or `x-api-key: <key>` (one of `api_keys`)")
 
