@@ -46,6 +46,9 @@ from proxy.request_record import request_id_of, request_record
 from proxy.settings import Settings
 from proxy.skills_api.routes import SkillsApi
 from proxy.skills_api.routes import register as register_skills_api
+from proxy.surfaces.anthropic_count_tokens import CountTokens
+from proxy.surfaces.anthropic_errors import ANTHROPIC_ERRORS
+from proxy.surfaces.anthropic_surface import ANTHROPIC_MESSAGES_SURFACE
 from proxy.surfaces.chat_completions import CHAT_COMPLETIONS
 from proxy.surfaces.skill_route import SkillRoute
 from proxy.surfaces.surface import Surface
@@ -85,6 +88,7 @@ def create_app(settings: Settings, engine: ChatPreprocessor, upstream: Upstream 
     for path, surface in SURFACES:
         app.add_api_route(path, SkillRoute(surface, settings, engine, forwarder).handle, methods=["POST"],
                           openapi_extra=CHAT_REQUEST_DOC if surface is CHAT_COMPLETIONS else None)
+    app.add_api_route("/v1/messages/count_tokens", CountTokens(settings, engine, forwarder).handle, methods=["POST"])
     register_skills_api(app, SkillsApi(settings, engine))
     register_inspect_page(app, InspectPage(engine, history))
     app.add_api_route("/v1/{path:path}", proxy.forward, methods=ALL_METHODS)
@@ -96,10 +100,13 @@ def create_app(settings: Settings, engine: ChatPreprocessor, upstream: Upstream 
 # Each chat surface's route: the path its clients post to, and the surface that serves it.
 SURFACES: tuple[tuple[str, Surface], ...] = (
     ("/v1/chat/completions", CHAT_COMPLETIONS),
+    ("/v1/messages", ANTHROPIC_MESSAGES_SURFACE),
 )
 # Paths whose clients read errors in a shape other than OpenAI's: a surface's route and the paths beside it
 # (its token counting, its model listing), longest prefix first.
-ERROR_SHAPES: tuple[tuple[str, ErrorShape], ...] = ()
+ERROR_SHAPES: tuple[tuple[str, ErrorShape], ...] = (
+    ("/v1/messages", ANTHROPIC_ERRORS),  # and /v1/messages/count_tokens
+)
 
 
 def error_shape_for(path: str) -> ErrorShape:
