@@ -47,6 +47,9 @@ from proxy.request_record import request_id_of, request_record
 from proxy.settings import Settings
 from proxy.skills_api.routes import SkillsApi
 from proxy.skills_api.routes import register as register_skills_api
+from proxy.surfaces.anthropic_count_tokens import CountTokens
+from proxy.surfaces.anthropic_errors import ANTHROPIC_ERRORS
+from proxy.surfaces.anthropic_surface import ANTHROPIC_MESSAGES_SURFACE
 from proxy.surfaces.chat_completions import CHAT_COMPLETIONS
 from proxy.surfaces.ollama_api import OllamaApi
 from proxy.surfaces.ollama_chat import OLLAMA_CHAT
@@ -89,6 +92,7 @@ def create_app(settings: Settings, engine: ChatPreprocessor, upstream: Upstream 
     for path, surface in SURFACES:
         app.add_api_route(path, SkillRoute(surface, settings, engine, forwarder).handle, methods=["POST"],
                           openapi_extra=CHAT_REQUEST_DOC if surface is CHAT_COMPLETIONS else None)
+    app.add_api_route("/v1/messages/count_tokens", CountTokens(settings, engine, forwarder).handle, methods=["POST"])
     register_skills_api(app, SkillsApi(settings, engine))
     register_inspect_page(app, InspectPage(engine, history))
     app.add_api_route("/v1/{path:path}", proxy.forward, methods=ALL_METHODS)
@@ -101,11 +105,13 @@ def create_app(settings: Settings, engine: ChatPreprocessor, upstream: Upstream 
 # Each chat surface's route: the path its clients post to, and the surface that serves it.
 SURFACES: tuple[tuple[str, Surface], ...] = (
     ("/v1/chat/completions", CHAT_COMPLETIONS),
+    ("/v1/messages", ANTHROPIC_MESSAGES_SURFACE),
     ("/api/chat", OLLAMA_CHAT),
 )
 # Paths whose clients read errors in a shape other than OpenAI's: a surface's route and the paths beside it
 # (its token counting, its model listing), longest prefix first.
 ERROR_SHAPES: tuple[tuple[str, ErrorShape], ...] = (
+    ("/v1/messages", ANTHROPIC_ERRORS),  # and /v1/messages/count_tokens
     ("/api", OLLAMA_ERRORS),
 )
 
@@ -119,12 +125,12 @@ def error_shape_for(path: str) -> ErrorShape:
 
 
 async def _framework_error(request: Request, exc: HTTPException) -> Response:
-    """The framework's own errors (a method no route takes, such as TRACE) in the OpenAI shape."""
+    """The framework's own errors (a method no route takes, such as TRACE) in the shape the path's clients read."""
     allowed = f" (allowed: {exc.headers['Allow']})" if exc.headers and "Allow" in exc.headers else ""
     code = {404: ErrorCode.NOT_FOUND, 405: ErrorCode.METHOD_NOT_ALLOWED}.get(exc.status_code, ErrorCode.INVALID_REQUEST)
     message = f"{exc.detail}: {request.method} {request.url.path}{allowed}"
     shape = error_shape_for(request.url.path)
-    if shape is not OPENAI_ERRORS:  # a surface whose clients read another shape (Ollama's under /api)
+    if shape is not OPENAI_ERRORS:  # a surface whose clients read another shape (Anthropic's, Ollama's)
         error = BadRequest(message, code=code)
         error.status = exc.status_code
         return Response(shape.answer(error), exc.status_code, headers=exc.headers, media_type="application/json")

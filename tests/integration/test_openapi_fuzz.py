@@ -4,7 +4,8 @@ Every operation in `create_app(...).openapi()` is fuzzed through a real proxy (u
 127.0.0.1, the real skill engine over skills/) in front of a real upstream server. Bodies and
 X-Skills-* headers come from the request-body documentation the chat routes carry; schemathesis
 sends both what that schema allows and what it does not. Every answer must be under 500 and, when
-it is a 4xx, an error in the path's shape (OpenAI's; Ollama's under /api) without a traceback.
+it is a 4xx, an error in the path's shape (OpenAI's; Anthropic's on /v1/messages; Ollama's under
+/api) without a traceback.
 
 The upstream here answers every request with a well-formed 200 and judges nothing: the shared fake
 upstream reads `messages` and fails on malformed ones, as a real server may, and its 500 would pass
@@ -144,8 +145,10 @@ def test_no_operation_answers_500(case, proxy_url):
     assert "Traceback" not in response.text
     assert PROXY_LOG.unhandled == []  # an error after the answer began shows in the log, not in the status
     if 400 <= response.status_code < 500 and case.method != "HEAD":
-        error = response.json()["error"]
+        answer = response.json()
+        error = answer["error"]
         if case.path.startswith("/api/"):  # Ollama's native API: its shape, one string
             assert isinstance(error, str) and error
         else:
-            assert isinstance(error["message"], str) and error["message"] and "type" in error and "code" in error
+            shaped = "type" in error and (answer.get("type") == "error" or "code" in error)  # Anthropic's, or OpenAI's
+            assert isinstance(error["message"], str) and error["message"] and shaped
