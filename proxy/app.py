@@ -47,6 +47,8 @@ from proxy.settings import Settings
 from proxy.skills_api.routes import SkillsApi
 from proxy.skills_api.routes import register as register_skills_api
 from proxy.surfaces.chat_completions import CHAT_COMPLETIONS
+from proxy.surfaces.responses_route import INPUT_TOKENS_PATH, RESPONSES, ResponsesInputTokens, ResponsesRoute
+from proxy.surfaces.responses_surface import RESPONSES_ERRORS
 from proxy.surfaces.skill_route import SkillRoute
 from proxy.surfaces.surface import Surface
 from proxy.upstream.client import Upstream, UpstreamResponse
@@ -83,8 +85,11 @@ def create_app(settings: Settings, engine: ChatPreprocessor, upstream: Upstream 
     if upstreams.several:
         app.add_api_route("/v1/models", proxy.models, methods=["GET"])
     for path, surface in SURFACES:
-        app.add_api_route(path, SkillRoute(surface, settings, engine, forwarder).handle, methods=["POST"],
+        route_type = ResponsesRoute if surface is RESPONSES else SkillRoute
+        app.add_api_route(path, route_type(surface, settings, engine, forwarder).handle, methods=["POST"],
                           openapi_extra=CHAT_REQUEST_DOC if surface is CHAT_COMPLETIONS else None)
+    app.add_api_route("/v1/" + INPUT_TOKENS_PATH, ResponsesInputTokens(RESPONSES, settings, engine, forwarder).handle,
+                      methods=["POST"])
     register_skills_api(app, SkillsApi(settings, engine))
     register_inspect_page(app, InspectPage(engine, history))
     app.add_api_route("/v1/{path:path}", proxy.forward, methods=ALL_METHODS)
@@ -96,10 +101,13 @@ def create_app(settings: Settings, engine: ChatPreprocessor, upstream: Upstream 
 # Each chat surface's route: the path its clients post to, and the surface that serves it.
 SURFACES: tuple[tuple[str, Surface], ...] = (
     ("/v1/chat/completions", CHAT_COMPLETIONS),
+    ("/v1/responses", RESPONSES),
 )
 # Paths whose clients read errors in a shape other than OpenAI's: a surface's route and the paths beside it
 # (its token counting, its model listing), longest prefix first.
-ERROR_SHAPES: tuple[tuple[str, ErrorShape], ...] = ()
+ERROR_SHAPES: tuple[tuple[str, ErrorShape], ...] = (
+    ("/v1/responses", RESPONSES_ERRORS),
+)
 
 
 def error_shape_for(path: str) -> ErrorShape:
