@@ -87,7 +87,7 @@ def kept_requests(proxy, until, timeout: float = 5.0) -> list[dict]:
 
 def assistant_copy(response: dict) -> list[dict]:
     """The client's copy of an answer's output items, as the next request sends them back."""
-    return [item for item in response["output"]]
+    return list(response["output"])
 
 
 # ---- activation, routing, the reminder --------------------------------------------------------------
@@ -237,8 +237,9 @@ def test_the_client_sees_only_its_own_function_call_and_the_proxy_runs_its_own(p
                "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}
     search = {"type": "web_search"}
     answer = post(proxy, {"model": "m", "input": SQL, "tools": [weather, search], "tool_choice": "auto",
-                          "parallel_tool_calls": True, "metadata": {"k": "v"}, "include": ["reasoning.encrypted_content"],
-                          "reasoning": {"effort": "low"}, "text": {"format": {"type": "text"}}},
+                          "parallel_tool_calls": True, "metadata": {"k": "v"},
+                          "include": ["reasoning.encrypted_content"], "reasoning": {"effort": "low"},
+                          "text": {"format": {"type": "text"}}},
                   **{"x-fake-script": json.dumps(script)})
     output = answer.json()["output"]
     assert [(i["type"], i["name"]) for i in output] == [("function_call", "get_weather")]
@@ -427,3 +428,38 @@ def test_metrics_and_the_inspect_page_label_the_request_responses(proxied, model
     rows = kept_requests(proxy, lambda rows: rows)
     assert rows[0]["request_id"] == answer.headers["x-request-id"] and rows[0]["surface"] == "responses"
     assert scrape(proxy).value("skillproxy_chat_requests_total", surface="responses", mode="routed") == 1
+
+
+# ---- the OpenAI Agents SDK ---------------------------------------------------------------------------
+
+def test_the_agents_sdk_on_its_default_responses_model_runs_its_tool_while_the_proxy_runs_its_own(
+        proxied, model_server, logs):
+    import agents
+
+    proxy = proxied()
+    script = [{"calls": [{"name": "read_skill_file", "arguments": {"skill": "{routed}"}}]},
+              {"calls": [{"name": "get_weather", "arguments": {"city": "Paris"}}]},
+              {"answer": "Index the column; it is 18 C in Paris."}]
+    client = openai.AsyncOpenAI(base_url=proxy.base_url, api_key="sk-test", max_retries=0,
+                                default_headers={"x-fake-script": json.dumps(script)})
+    agents.set_default_openai_client(client, use_for_tracing=False)
+    agents.set_tracing_disabled(True)
+    asked: list[str] = []
+
+    @agents.function_tool
+    def get_weather(city: str) -> str:
+        """The weather in a city."""
+        asked.append(city)
+        return f"18 C in {city}"
+
+    agent = agents.Agent(name="helper", instructions="be brief", model="m", tools=[get_weather])
+    result = agents.Runner.run_sync(agent, SQL)
+    assert result.final_output == "Index the column; it is 18 C in Paris."
+    assert asked == ["Paris"], "the agent ran its own tool, and only that one"
+    assert logs.wait_for("skill_tool_call")["tool"] == "read_skill_file", "the proxy ran its own"
+    posts = model_server.posts()
+    assert {t["name"] for t in posts[0]["tools"]} >= {"get_weather", *TOOL_NAMES}
+    last = posts[-1]["input"]
+    assert [i.get("type") for i in last if i.get("type")][-2:] == ["function_call", "function_call_output"]
+    assert any(i.get("type") == "function_call" and i.get("name") == "read_skill_file" for i in last), \
+        "the proxy's round is replayed into the agent's next request"
