@@ -154,6 +154,7 @@ class ResponsesStreamRound:
         self.ours = ours
         self.frames = frames
         self.first = frames.rounds == 1
+        self.response_id = frames.response_id  # the id the client sees: the first round's
         self.own_id: str | None = None
         self._items: list[_Item] = []
         self._by_id: dict[str, _Item] = {}
@@ -166,11 +167,6 @@ class ResponsesStreamRound:
         self._saw_done = False
         self._events = 0
         self._skipped = 0
-
-    @property
-    def response_id(self) -> str | None:
-        """The id the client sees (the first round's); this round's own is `outcome().response_id`."""
-        return self.frames.response_id
 
     def feed(self, raw: bytes) -> bytes:
         """The bytes to send the client now for one whole event (possibly none)."""
@@ -248,6 +244,7 @@ class ResponsesStreamRound:
             self.frames.upstream_ids.append(found)
         if self.frames.response_id is None:
             self.frames.response_id = found
+        self.response_id = self.frames.response_id
 
     def _added(self, event: dict[str, Any]) -> _Item | None:
         item = event.get("item")

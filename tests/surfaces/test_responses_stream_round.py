@@ -31,6 +31,7 @@ from proxy.upstream.client import UpstreamResponse
 URL = "http://upstream.test/v1/responses"
 OURS = frozenset({"read_skill_file", "list_skills"})
 LLAMA_TOOL_STREAM = Path(__file__).parent / "data" / "llama_server_responses_tool_stream.sse"
+LLAMA_TEXT_STREAM = Path(__file__).parent / "data" / "llama_server_responses_text_stream.sse"
 
 
 def sse(kind: str, **fields: Any) -> bytes:
@@ -524,3 +525,112 @@ def test_a_stream_without_sequence_numbers_or_output_indexes_gets_none_added():
     assert events[-1][1]["response"]["id"] == "resp_HGts2YPh5DdK14vO3Cad2deS31x8C4CN"
     assert [item["id"] for item in events[-1][1]["response"]["output"]] == ["msg_2"]
     assert run.outcomes[0].calls[1].arguments == '{"city": "Paris"}'
+
+
+def test_llama_servers_text_stream_after_a_hidden_tool_round_is_one_response():
+    first = LLAMA_TOOL_STREAM.read_bytes().replace(b'"name":"get_weather"', b'"name":"read_skill_file"')
+    second = LLAMA_TEXT_STREAM.read_bytes()
+    run = run_stream(first, second)
+    events = run.events
+    assert_one_response(events)
+    completed = events[-1][1]
+    assert completed["response"]["id"] == "resp_HGts2YPh5DdK14vO3Cad2deS31x8C4CN"
+    assert [item["id"] for item in completed["response"]["output"]] == ["msg_Igtxf5at6405N3IsEyjYBlEJhtpWyMx3"]
+    assert completed["response"]["usage"] == {"input_tokens": 138, "output_tokens": 88, "total_tokens": 226,
+                                              "input_tokens_details": {"cached_tokens": 128}}
+    assert "timings" in completed, "what the proxy does not change stays"
+    assert run.outcomes[0].response_id == "resp_HGts2YPh5DdK14vO3Cad2deS31x8C4CN"
+    assert run.outcomes[1].response_id == "resp_SVUE7vwxYfiXNkzoGVICGi3jUIOcCj3a"
+    unchanged = [e for e in iter_events(second) if b"output_text.delta" in e]
+    assert all(e in run.client for e in unchanged), "the second round's deltas pass as the upstream's bytes"
+
+
+def test_llama_servers_text_stream_passes_byte_identical():
+    upstream = LLAMA_TEXT_STREAM.read_bytes()
+    run = run_stream(upstream)
+    assert run.client == upstream
+    assert run.outcomes[0].content.startswith("Say hello in five words.")
+
+
+def test_a_proxy_call_known_only_by_its_output_index_is_hidden():
+    upstream = openai_round("resp_1", [Text("msg_1", ["a"]), Call("", "call_1", "read_skill_file")])
+    no_ids = upstream.replace(b'"item_id":"",', b"").replace(b'"id":"",', b"")
+    assert b'"id":""' not in no_ids and b'"item_id":""' not in no_ids
+    run = run_stream(no_ids, openai_round("resp_2", [Text("msg_2", ["b"])]))
+    assert_one_response(run.events)
+    assert b"read_skill_file" not in run.client and b"function_call_arguments" not in run.client
+
+
+# Any sequence of rounds
+
+
+@st.composite
+def scripted_rounds(draw: st.DrawFn) -> list[list[Text | Call]]:
+    """Rounds that go on (the proxy's calls, maybe text) and a last one (text and client calls, maybe ours)."""
+    names = itertools.count()
+
+    def text() -> st.SearchStrategy[Text]:
+        return st.lists(st.text("ab \n\"", min_size=1, max_size=3), min_size=1, max_size=3).map(
+            lambda deltas: Text(f"msg_{next(names)}", deltas))
+
+    def call(tool: st.SearchStrategy[str]) -> st.SearchStrategy[Call]:
+        return tool.map(lambda name: Call(f"fc_{next(names)}", f"call_{next(names)}", name))
+
+    ours, theirs = call(st.sampled_from(sorted(OURS))), call(st.just("get_weather"))
+    going_on = st.tuples(st.lists(ours, min_size=1, max_size=2), st.lists(text(), max_size=2)).flatmap(
+        lambda parts: st.permutations([*parts[0], *parts[1]]))
+    rounds = draw(st.lists(going_on, max_size=3))
+    last = draw(st.lists(st.one_of(text(), theirs), max_size=3))
+    if any(isinstance(item, Call) for item in last) and draw(st.booleans()):
+        last = [*last, draw(ours)]
+    return [*rounds, last]
+
+
+@settings(max_examples=60, deadline=None)
+@given(script=scripted_rounds(), sizes=st.lists(st.integers(min_value=1, max_value=200), min_size=1, max_size=4))
+def test_any_sequence_of_rounds_reaches_the_client_as_one_consistent_response(script, sizes):
+    answers = [openai_round(f"resp_{n}", items) for n, items in enumerate(script)]
+    run = run_stream(*answers, sizes=sizes, max_rounds=5)
+    events = run.events
+    assert_one_response(events)
+    visible = [item for items in script for item in items
+               if isinstance(item, Text) or item.name not in OURS]
+    completed = events[-1][1]
+    assert completed["type"] == "response.completed" and completed["response"]["id"] == "resp_0"
+    assert [item["id"] for item in completed["response"]["output"]] == [item.item_id for item in visible]
+    added = [d["item"]["id"] for _, d in events if d["type"] == "response.output_item.added"]
+    assert added == [item.item_id for item in visible]
+    for name in OURS:
+        assert name.encode() not in run.client
+    texts = "".join(d["delta"] for _, d in events if d["type"] == "response.output_text.delta")
+    assert texts == "".join("".join(item.deltas) for item in visible if isinstance(item, Text))
+    assert completed["response"]["usage"]["total_tokens"] == 15 * len(script)
+    assert run.rounds.rounds == len(script) - 1 + (1 if run.rounds.mixed else 0)
+
+
+def test_each_event_reaches_the_client_before_the_upstream_sends_the_next():
+    events = list(iter_events(openai_round("resp_1", [Text("msg_1", ["a", "b"])])))
+    received: list[bytes] = []
+    behind: list[int] = []
+
+    async def body() -> AsyncIterator[bytes]:
+        for n, event in enumerate(events):
+            await asyncio.sleep(0)
+            if n:
+                behind.append(n - len(received))
+            yield event
+
+    response = httpx.Response(200, headers={"content-type": "text/event-stream"}, content=body(),
+                              request=httpx.Request("POST", URL))
+    answer = UpstreamResponse(200, list(response.headers.items()), URL, 1.0, response)
+    rounds = ToolRounds(_SkillTools(), OURS, 3, lambda: "call_skp")
+    loop = ToolLoop(rounds, {"input": "q"}, lambda body: None, "http://upstream.test",  # type: ignore[arg-type]
+                    lambda r: None, _Wire())
+
+    async def collect() -> None:
+        async for out in loop.stream(answer):
+            received.append(out)
+
+    asyncio.run(collect())
+    assert b"".join(received) == b"".join(events)
+    assert behind and set(behind) == {0}, "every event went out before the next one was read"
