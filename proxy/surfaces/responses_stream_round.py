@@ -37,7 +37,9 @@ The client sees one response however many rounds the proxy runs:
 
 Of a round the loop learns the text, the function calls (`call_id` as the
 call's id) of a round that completed, the usage, and the round's complete
-output and response, so the next round can replay or chain them.
+output and response; `ResponsesStreamFrames.outcomes` keeps every finished
+round's, so the next request can replay that output (an upstream without
+state) or chain from that round's own id (a stateful one).
 
 What must not: know about HTTP beyond reading an answer's bytes, run tools,
 or decide whether the loop goes on.
@@ -101,6 +103,9 @@ class ResponsesStreamFrames:
         self.next_output_index = 0
         self.shown_output: list[Any] = []  # visible items of rounds that went on
         self.usage_before: dict[str, Any] | None = None  # summed over rounds that went on
+        # every finished round's outcome, in order (the last one once the stream closed): what the next
+        # round's request replays (`output`) or chains from (`response_id`), and what the surface records
+        self.outcomes: list[ResponsesRoundOutcome] = []
 
     def stream_round(self, ours: frozenset[str], response_id: Any) -> ResponsesStreamRound:
         self.rounds += 1
@@ -124,6 +129,7 @@ class ResponsesStreamFrames:
     def closing_frames(self, outcome: ResponsesRoundOutcome, usage: dict[str, Any] | None, response_id: Any,
                        one_round: bool) -> list[bytes]:
         """The last round's held ending with every round's visible output and the summed usage."""
+        self.outcomes.append(outcome)
         frames = []
         if outcome.held is not None:
             event, raw = outcome.held
@@ -134,6 +140,7 @@ class ResponsesStreamFrames:
 
     def continuing_frames(self, outcome: ResponsesRoundOutcome) -> list[bytes]:
         """A round that goes on owes the client nothing: its ending is dropped, its visible items kept."""
+        self.outcomes.append(outcome)
         self.shown_output.extend(outcome.visible_output)
         self.usage_before = add_usage(self.usage_before, outcome.usage)
         return []

@@ -309,6 +309,7 @@ def test_each_rounds_outcome_has_its_own_id_output_and_response_for_the_next_rou
     first, second = run.outcomes
     assert first.response_id == "resp_1" and second.response_id == "resp_2"
     assert run.wire.upstream_ids == ["resp_1", "resp_2"]
+    assert run.wire.outcomes == [first, second], "the frames keep each finished round for the next request"
     assert [item["type"] for item in first.output] == ["message", "function_call"]
     assert first.output[1]["arguments"] == '{"skill":"sql"}'
     assert first.response["id"] == "resp_1" and first.response["output"] == first.output
