@@ -8,6 +8,8 @@ Responses API needs:
   a second full injection. A non-streamed answer's id is read from its body;
   a stream's from its `response.created` and `response.completed` events as
   they pass (nothing is held back);
+- a request that continues a streamed answer whose tool rounds were chained
+  is sent on from the last round's id (the client saw the first's);
 - a chained tool round (`ChainedRound`) that the upstream answers with a 4xx
   about `previous_response_id` (it keeps no state: llama.cpp says so) is
   sent again replayed, and the upstream and model are remembered as keeping
@@ -39,7 +41,7 @@ from proxy.core.turns.modes import SkillsMode
 from proxy.core.turns.preprocess_result import Preprocessed
 from proxy.middleware import DisconnectWatch
 from proxy.request_body import read_body
-from proxy.request_record import request_record
+from proxy.request_record import RequestRecord, request_record
 from proxy.surfaces.chat_stream_round import event_data, iter_events
 from proxy.surfaces.responses_surface import CONVERSATION_CHAIN, ResponsesSurface, conversation_id
 from proxy.surfaces.responses_tool_loop import ChainedRound, upstream_key
@@ -74,6 +76,13 @@ class ResponsesRoute(SkillRoute):
         log.info("responses_tool_round_replayed", status=answer.status, upstream=answer.base_url,
                  reason="the upstream keeps no responses to chain from", message=text[:200])
         return await super().send(request, body.replayed)
+
+    def rewritten(self, body: dict[str, Any], result: Preprocessed, record: RequestRecord) -> dict[str, Any]:
+        """A request continuing a streamed answer whose rounds were chained goes on from the last round."""
+        forwarded = super().rewritten(body, result, record)
+        if "previous_response_id" in forwarded:
+            forwarded["previous_response_id"] = self.memory.chained_on(forwarded["previous_response_id"])
+        return forwarded
 
     def answered(self, result: Preprocessed, response: Response) -> Response:
         record = result.chain_record

@@ -2,7 +2,7 @@
 
 What lives here: `ResponsesToolLoopWire`, the `ToolLoopWire` of the
 Responses API, one per request (it remembers the rounds' response ids), and
-`UpstreamMemory`, which upstreams (by URL and model) keep state.
+`UpstreamMemory`, what the proxy learned of its upstreams' state.
 
 A non-streamed answer is a response object; its `function_call` output
 items are the model's calls. The next round is either
@@ -18,22 +18,27 @@ items are the model's calls. The next round is either
 - or replayed: the whole input, then the rounds as items
   (`ResponsesToolFormat`), the same items the replay record keeps.
 
-A streamed round is chained only when the upstream is already known to keep
-state; otherwise replayed (which works on every upstream).
+A streamed round is read by `ResponsesStreamFrames`
+(`proxy.surfaces.responses_stream_round`: the proxy's calls hidden,
+sequence numbers and output indexes consistent); its outcome holds the
+round's own id and response object, so it is chained or replayed the same
+way. The client's stream shows the first round's id throughout (it went out
+before the proxy knew a round would follow): when the rounds were chained,
+`UpstreamMemory` keeps that id as an alias of the last round's, and a request
+that continues it is sent on from the last round (`ResponsesRoute`).
 
-The client's answer after rounds is the last round's response object (its
-id one the client can chain from on a stateful upstream, since that
-response holds the whole exchange), `usage` summed over the rounds, and in
-`output` only the client's calls; with no round run, the upstream's own
-bytes. The streamed side (reading SSE events, hiding the proxy's calls,
-keeping sequence numbers and output indexes consistent) is
-`ResponsesStreamFrames` in `proxy.surfaces.responses_stream_round`.
+The client's non-streamed answer after rounds is the last round's response
+object (its id one the client can chain from on a stateful upstream, since
+that response holds the whole exchange), `usage` summed over the rounds, and
+in `output` only the client's calls; with no round run, the upstream's own
+bytes.
 
 What must not: decide whether the loop goes on, run tools, or send requests.
 """
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -43,8 +48,9 @@ from fastapi.responses import JSONResponse, Response
 from proxy.core.tools.calls import ToolCall
 from proxy.core.tools.rounds import ToolRounds
 from proxy.errors import ProxyError, completion_object
+from proxy.surfaces.responses_stream_round import ResponsesRoundOutcome, ResponsesStreamFrames, ResponsesStreamRound
 from proxy.surfaces.responses_tool_format import RESPONSES_TOOL_FORMAT, input_items, is_function_call, output_item
-from proxy.tool_loop import Completion, StreamRoundReader
+from proxy.tool_loop import Completion
 from proxy.upstream.client import UpstreamResponse
 
 UpstreamKey = tuple[str, str]  # the upstream's base URL, and the model
@@ -52,21 +58,28 @@ UpstreamKey = tuple[str, str]  # the upstream's base URL, and the model
 
 @dataclass
 class UpstreamMemory:
-    """What the proxy learned from upstreams' answers: which keep responses by id, which do not."""
+    """What the proxy learned from upstreams' answers, for this process.
 
-    stateful: set[UpstreamKey] = field(default_factory=set)
+    `stateless`: the upstreams (and models) that refused a chained round. `aliases`: for a streamed answer
+    whose rounds were chained, the id the client saw (the first round's) and the id of the last round,
+    which holds the whole exchange: a request that continues the first is sent on from the last.
+    """
+
     stateless: set[UpstreamKey] = field(default_factory=set)
-
-    def keeps_state(self, key: UpstreamKey) -> bool:
-        return key in self.stateful and key not in self.stateless
-
-    def saw_store(self, key: UpstreamKey) -> None:
-        if key not in self.stateless:
-            self.stateful.add(key)
+    aliases: OrderedDict[str, str] = field(default_factory=OrderedDict)
+    max_aliases: int = 10_000
 
     def saw_no_state(self, key: UpstreamKey) -> None:
         self.stateless.add(key)
-        self.stateful.discard(key)
+
+    def alias(self, shown: str, last: str) -> None:
+        self.aliases[shown] = last
+        while len(self.aliases) > self.max_aliases:
+            self.aliases.popitem(last=False)
+
+    def chained_on(self, response_id: Any) -> Any:
+        """The id a request continuing `response_id` is sent on from."""
+        return self.aliases.get(response_id, response_id) if isinstance(response_id, str) else response_id
 
 
 class ChainedRound(dict[str, Any]):
@@ -87,22 +100,20 @@ class ResponsesToolLoopWire:
         self._upstream = ""  # the base URL that answered the last round
         self._last_id: str | None = None  # the last round's response id
         self._stored = False  # the last round's response said `store: true`
-        self._streamed = False  # the last round was a stream (which does not say whether it was stored)
+        self._chained = False  # a round of this request went out chained
         self._calls: list[ToolCall] = []  # the last round's calls, under the upstream's ids
-        self._frames: Any = None
+        self.frames = ResponsesStreamFrames()
 
     # ---- non-streamed rounds, and the next round's body
 
     def next_request(self, base: dict[str, Any], rounds: ToolRounds) -> dict[str, Any]:
         replayed = self._replayed(base, rounds)
         key = upstream_key(self._upstream, base)
-        if self._stored:
-            self.memory.saw_store(key)
-        said = self._stored if not self._streamed else self.memory.keeps_state(key)
-        chained = (self._last_id is not None and base.get("store") is not False and key not in self.memory.stateless
-                   and said)
+        chained = (self._last_id is not None and self._stored and base.get("store") is not False
+                   and key not in self.memory.stateless)
         if not chained:
             return replayed
+        self._chained = True
         mine = [call for call in self._calls if call.name in rounds.ours]
         results = rounds.exchange[-1].results
         outputs = [output_item(result, call.id or None) for call, result in zip(mine, results, strict=False)]
@@ -141,41 +152,31 @@ class ResponsesToolLoopWire:
 
     # ---- streamed rounds: `ResponsesStreamFrames` frames them; the outcome says how the next round goes
 
-    @property
-    def frames(self) -> Any:
-        if self._frames is None:
-            from proxy.surfaces.responses_stream_round import ResponsesStreamFrames
-            self._frames = ResponsesStreamFrames()
-        return self._frames
+    def stream_round(self, ours: frozenset[str], response_id: Any) -> ResponsesStreamRound:
+        return self.frames.stream_round(ours, response_id)
 
-    def stream_round(self, ours: frozenset[str], response_id: Any) -> StreamRoundReader:
-        reader: StreamRoundReader = self.frames.stream_round(ours, response_id)
-        return reader
-
-    def round_bytes(self, answer: UpstreamResponse, round_: Any) -> AsyncIterator[bytes]:
+    def round_bytes(self, answer: UpstreamResponse, round_: ResponsesStreamRound) -> AsyncIterator[bytes]:
         self._upstream = answer.base_url
-        stream: AsyncIterator[bytes] = self.frames.round_bytes(answer, round_)
-        return stream
+        return self.frames.round_bytes(answer, round_)
 
-    def closing_frames(self, outcome: Any, usage: dict[str, Any] | None, response_id: Any,
+    def closing_frames(self, outcome: ResponsesRoundOutcome, usage: dict[str, Any] | None, response_id: Any,
                        one_round: bool) -> list[bytes]:
-        frames: list[bytes] = self.frames.closing_frames(outcome, usage, response_id, one_round)
-        return frames
+        shown = self.frames.response_id
+        if self._chained and isinstance(shown, str) and outcome.response_id and outcome.response_id != shown:
+            self.memory.alias(shown, outcome.response_id)  # the client chains from the id it saw
+        return self.frames.closing_frames(outcome, usage, response_id, one_round)
 
-    def continuing_frames(self, outcome: Any) -> list[bytes]:
-        response_id = getattr(outcome, "response_id", None)
-        self._last_id = response_id if isinstance(response_id, str) else None
-        self._calls, self._stored, self._streamed = list(getattr(outcome, "calls", [])), False, True
-        frames: list[bytes] = self.frames.continuing_frames(outcome)
-        return frames
+    def continuing_frames(self, outcome: ResponsesRoundOutcome) -> list[bytes]:
+        response = outcome.response or {}
+        self._last_id, self._calls = outcome.response_id, list(outcome.calls)
+        self._stored = response.get("store") is True
+        return self.frames.continuing_frames(outcome)
 
     def end_frame(self) -> bytes:
-        frame: bytes = self.frames.end_frame()
-        return frame
+        return self.frames.end_frame()
 
     def error_frame(self, error: ProxyError) -> bytes:
-        frame: bytes = self.frames.error_frame(error)
-        return frame
+        return self.frames.error_frame(error)
 
 
 def output_text(output: Any) -> str:

@@ -463,3 +463,63 @@ def test_the_agents_sdk_on_its_default_responses_model_runs_its_tool_while_the_p
     assert [i.get("type") for i in last if i.get("type")][-2:] == ["function_call", "function_call_output"]
     assert any(i.get("type") == "function_call" and i.get("name") == "read_skill_file" for i in last), \
         "the proxy's round is replayed into the agent's next request"
+
+
+# ---- streams with the proxy's tools (framed by ResponsesStreamFrames) -----------------------------------
+
+def stream_events(proxy, body, **headers) -> list[dict]:
+    with httpx.stream("POST", proxy.base_url + "/responses", json={**body, "stream": True}, headers=headers,
+                      timeout=10) as answer:
+        assert answer.status_code == 200
+        raw = b"".join(answer.iter_bytes()).decode()
+    return [json.loads(line[6:]) for line in raw.splitlines() if line.startswith("data: ")]
+
+
+def test_a_streamed_answer_after_chained_tool_rounds_shows_one_response_and_chains_from_the_last_round(
+        proxied, model_server):
+    proxy = proxied()
+    events = stream_events(proxy, {"model": "m", "input": SQL})
+    posts = model_server.posts()
+    assert len(posts) == 3 and posts[1]["previous_response_id"] == "resp_0001"
+    assert posts[2]["previous_response_id"] == "resp_0002", "chained: the upstream said store: true"
+    assert [e["sequence_number"] for e in events] == list(range(len(events)))
+    assert not [e for e in events if e.get("item", {}).get("type") == "function_call"], "the proxy's calls hidden"
+    assert {e["response"]["id"] for e in events if "response" in e} == {"resp_0001"}, "one response"
+    text = "".join(e["delta"] for e in events if e["type"] == "response.output_text.delta")
+    assert text == "Let me read the skill." + FINAL
+    completed = events[-1]
+    assert completed["type"] == "response.completed" and completed["response"]["usage"]["output_tokens"] == 21
+    follow = post(proxy, {"model": "m", "previous_response_id": "resp_0001", "input": FOLLOW_UP}, **ANSWER_ONLY)
+    assert follow.status_code == 200 and follow.headers["x-skills-route"] == "reminder"
+    assert model_server.posts()[-1]["previous_response_id"] == "resp_0003", \
+        "sent on from the round that holds the whole exchange"
+
+
+def test_a_streamed_answer_on_a_stateless_upstream_replays_the_rounds(proxied, model_server):
+    model_server.clear("stateless")
+    proxy = proxied()
+    events = stream_events(proxy, {"model": "m", "input": [user(SQL)]})
+    first, second, third = model_server.posts()
+    assert not any("previous_response_id" in p for p in (second, third))
+    assert second["input"][:1] == first["input"] and second["input"][-1]["type"] == "function_call_output"
+    assert third["input"][:len(second["input"])] == second["input"]
+    assert events[-1]["type"] == "response.completed"
+    assert [e["sequence_number"] for e in events] == list(range(len(events)))
+
+
+def test_the_openai_sdk_streams_with_its_own_function_tool_and_sees_only_its_own_call(proxied, model_server, logs):
+    proxy = proxied()
+    client = openai.OpenAI(base_url=proxy.base_url, api_key="sk-test", max_retries=0)
+    weather = {"type": "function", "name": "get_weather", "description": "Weather in a city", "strict": False,
+               "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}
+    with client.responses.stream(model="m", input=SQL, tools=[weather]) as stream:
+        text = "".join(e.delta for e in stream if e.type == "response.output_text.delta")
+        final = stream.get_final_response()
+    assert text == "Let me read the skill." + FINAL and final.output_text.endswith(FINAL)
+    script = json.dumps([{"calls": [{"name": "read_skill_file", "arguments": {"skill": "{routed}"}},
+                                    {"name": "get_weather", "arguments": {"city": "Paris"}}]}])
+    with client.responses.stream(model="m", input=SQL, tools=[weather],
+                                 extra_headers={"x-fake-script": script}) as stream:
+        final = stream.get_final_response()
+    assert [(item.type, item.name) for item in final.output] == [("function_call", "get_weather")]
+    assert logs.wait_for("skill_tool_call")["tool"] == "read_skill_file"
