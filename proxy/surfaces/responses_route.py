@@ -10,6 +10,10 @@ Responses API needs:
   they pass (nothing is held back);
 - a request that continues a streamed answer whose tool rounds were chained
   is sent on from the last round's id (the client saw the first's);
+- a stored answer that called the client's tools and the proxy's at once:
+  a request continuing it by its id alone is sent with the outputs of the
+  proxy's calls in it before the client's own (the upstream holds those
+  calls, and the client never saw them);
 - a chained tool round (`ChainedRound`) that the upstream answers with a 4xx
   about `previous_response_id` (it keeps no state: llama.cpp says so) is
   sent again replayed, and the upstream and model are remembered as keeping
@@ -37,13 +41,15 @@ import structlog
 from fastapi import Request, Response
 
 from proxy.core import json_codec
+from proxy.core.tools.rounds import ToolRounds
 from proxy.core.turns.modes import SkillsMode
 from proxy.core.turns.preprocess_result import Preprocessed
 from proxy.middleware import DisconnectWatch
 from proxy.request_body import read_body
 from proxy.request_record import RequestRecord, request_record
 from proxy.surfaces.chat_stream_round import event_data, iter_events
-from proxy.surfaces.responses_surface import CONVERSATION_CHAIN, ResponsesSurface, conversation_id
+from proxy.surfaces.responses_surface import CONVERSATION_CHAIN, REQUEST_WIRE, ResponsesSurface, conversation_id
+from proxy.surfaces.responses_tool_format import input_items
 from proxy.surfaces.responses_tool_loop import ChainedRound, upstream_key
 from proxy.surfaces.skill_route import SkillRoute, json_bytes
 from proxy.surfaces.surface import Surface
@@ -81,8 +87,22 @@ class ResponsesRoute(SkillRoute):
         """A request continuing a streamed answer whose rounds were chained goes on from the last round."""
         forwarded = super().rewritten(body, result, record)
         if "previous_response_id" in forwarded:
-            forwarded["previous_response_id"] = self.memory.chained_on(forwarded["previous_response_id"])
+            chained_on = forwarded["previous_response_id"] = self.memory.chained_on(forwarded["previous_response_id"])
+            outputs = self.memory.outputs.get(chained_on) if isinstance(chained_on, str) else None
+            if outputs:
+                forwarded["input"] = [*outputs, *input_items(forwarded.get("input"))]
         return forwarded
+
+    def _finisher(self, result: Preprocessed, record: RequestRecord) -> Callable[[ToolRounds], None]:
+        finish = super()._finisher(result, record)
+
+        def finish_and_keep(rounds: ToolRounds) -> None:
+            finish(rounds)
+            wire = REQUEST_WIRE.get()
+            mixed = wire.mixed_outputs(rounds) if wire is not None else None
+            if mixed is not None:
+                self.memory.keep_outputs(*mixed)
+        return finish_and_keep
 
     def answered(self, result: Preprocessed, response: Response) -> Response:
         record = result.chain_record

@@ -29,6 +29,7 @@ What must not: run the request (the route does), or talk httpx.
 from __future__ import annotations
 
 from collections.abc import Container, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import replace
 from typing import Any
 
@@ -49,6 +50,8 @@ from proxy.upstream.client import UpstreamResponse
 
 log = structlog.get_logger("proxy.responses")
 CONVERSATION_CHAIN = "conversation:"  # a `conversation` id's chain, apart from response ids
+# The tool-loop wire of the request being served, for what the route keeps once the loop has finished.
+REQUEST_WIRE: ContextVar[ResponsesToolLoopWire | None] = ContextVar("responses_request_wire", default=None)
 
 
 class ResponsesErrors:
@@ -89,8 +92,10 @@ class ResponsesSurface:
 
     @property
     def tool_loop(self) -> ResponsesToolLoopWire:
-        """A fresh wire per request: it remembers the rounds' response ids."""
-        return ResponsesToolLoopWire(self.memory)
+        """A fresh wire per request: it remembers the rounds' response ids (and is the request's `REQUEST_WIRE`)."""
+        wire = ResponsesToolLoopWire(self.memory)
+        REQUEST_WIRE.set(wire)
+        return wire
 
     def parse_body(self, raw: bytes, max_items: int | None) -> dict[str, Any]:
         return parse_responses_body(raw, max_items)

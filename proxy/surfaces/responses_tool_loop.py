@@ -63,23 +63,35 @@ class UpstreamMemory:
     `stateless`: the upstreams (and models) that refused a chained round. `aliases`: for a streamed answer
     whose rounds were chained, the id the client saw (the first round's) and the id of the last round,
     which holds the whole exchange: a request that continues the first is sent on from the last.
+    `outputs`: for a stored answer that called the client's tools and the proxy's at once, the
+    `function_call_output` items of the proxy's calls (under the upstream's call ids), which a request
+    continuing it by its id alone is sent with, before the client's own.
     """
 
     stateless: set[UpstreamKey] = field(default_factory=set)
     aliases: OrderedDict[str, str] = field(default_factory=OrderedDict)
-    max_aliases: int = 10_000
+    outputs: OrderedDict[str, list[dict[str, Any]]] = field(default_factory=OrderedDict)
+    max_kept: int = 10_000
 
     def saw_no_state(self, key: UpstreamKey) -> None:
         self.stateless.add(key)
 
     def alias(self, shown: str, last: str) -> None:
-        self.aliases[shown] = last
-        while len(self.aliases) > self.max_aliases:
-            self.aliases.popitem(last=False)
+        _keep(self.aliases, shown, last, self.max_kept)
+
+    def keep_outputs(self, response_id: str, outputs: list[dict[str, Any]]) -> None:
+        """The proxy's results for its own calls in a stored mixed answer: the client's next turn lacks them."""
+        _keep(self.outputs, response_id, outputs, self.max_kept)
 
     def chained_on(self, response_id: Any) -> Any:
         """The id a request continuing `response_id` is sent on from."""
         return self.aliases.get(response_id, response_id) if isinstance(response_id, str) else response_id
+
+
+def _keep(kept: OrderedDict[str, Any], key: str, value: Any, limit: int) -> None:
+    kept[key] = value
+    while len(kept) > limit:
+        kept.popitem(last=False)
 
 
 class ChainedRound(dict[str, Any]):
@@ -102,6 +114,8 @@ class ResponsesToolLoopWire:
         self._stored = False  # the last round's response said `store: true`
         self._chained = False  # a round of this request went out chained
         self._calls: list[ToolCall] = []  # the last round's calls, under the upstream's ids
+        self._ours: frozenset[str] = frozenset()
+        self._mixed: tuple[str, list[str]] | None = None  # a stored mixed answer's id, and our calls' ids in it
         self.frames = ResponsesStreamFrames()
 
     # ---- non-streamed rounds, and the next round's body
@@ -135,6 +149,8 @@ class ResponsesToolLoopWire:
 
     def withdraw_calls(self, completion: Completion, names: frozenset[str]) -> None:
         """The answer the client gets keeps only the calls not named in `names`."""
+        self._ours = names
+        self._saw_mixed(completion.response_id, completion.calls, self._stored)
         output = completion.data.get("output")
         if isinstance(output, list):
             completion.data["output"] = [item for item in output if not is_function_call(item, names)]
@@ -150,9 +166,22 @@ class ResponsesToolLoopWire:
             data["usage"] = usage
         return JSONResponse(data, answer.status, headers=headers)
 
+    def _saw_mixed(self, response_id: Any, calls: list[ToolCall], stored: bool) -> None:
+        if stored and isinstance(response_id, str):
+            self._mixed = response_id, [call.id for call in calls if call.name in self._ours]
+
+    def mixed_outputs(self, rounds: ToolRounds) -> tuple[str, list[dict[str, Any]]] | None:
+        """A stored mixed answer's id and the outputs of the proxy's calls in it, under the upstream's ids."""
+        if self._mixed is None or rounds.mixed is None:
+            return None
+        response_id, ids = self._mixed
+        results = rounds.mixed.answer.results
+        return response_id, [output_item(result, call_id) for call_id, result in zip(ids, results, strict=False)]
+
     # ---- streamed rounds: `ResponsesStreamFrames` frames them; the outcome says how the next round goes
 
     def stream_round(self, ours: frozenset[str], response_id: Any) -> ResponsesStreamRound:
+        self._ours = ours
         return self.frames.stream_round(ours, response_id)
 
     def round_bytes(self, answer: UpstreamResponse, round_: ResponsesStreamRound) -> AsyncIterator[bytes]:
@@ -162,6 +191,9 @@ class ResponsesToolLoopWire:
     def closing_frames(self, outcome: ResponsesRoundOutcome, usage: dict[str, Any] | None, response_id: Any,
                        one_round: bool) -> list[bytes]:
         shown = self.frames.response_id
+        stored = (outcome.response or {}).get("store") is True
+        if any(call.name in self._ours for call in outcome.calls):
+            self._saw_mixed(outcome.response_id, outcome.calls, stored)
         if self._chained and isinstance(shown, str) and outcome.response_id and outcome.response_id != shown:
             self.memory.alias(shown, outcome.response_id)  # the client chains from the id it saw
         return self.frames.closing_frames(outcome, usage, response_id, one_round)

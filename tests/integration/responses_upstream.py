@@ -150,6 +150,11 @@ class ResponsesUpstream:
             history = list(self.kept[previous]["history"])
         value = body.get("input")
         history += [{"role": "user", "content": value}] if isinstance(value, str) else list(value or [])
+        unanswered = _unanswered(history)
+        if previous is not None and unanswered:
+            await _json(send, 400, {"error": {"message": f"No tool output found for function call {unanswered[0]}.",
+                                              "type": "invalid_request_error", "param": "input", "code": None}})
+            return
         script = json.loads(record.headers.get("x-fake-script") or "null") or DEFAULT_SCRIPT
         step = script[min(_round(history), len(script) - 1)]
         with self.lock:
@@ -174,6 +179,14 @@ class ResponsesUpstream:
             await _sse(send, _events(response), int(record.headers.get("x-fake-break") or 0))
         else:
             await _json(send, 200, response)
+
+
+def _unanswered(history: list[Any]) -> list[str]:
+    """The call ids of function calls in the history that no `function_call_output` answers (OpenAI refuses)."""
+    answered = {item.get("call_id") for item in history if isinstance(item, dict)
+                and item.get("type") == "function_call_output"}
+    return [item["call_id"] for item in history if isinstance(item, dict) and item.get("type") == "function_call"
+            and item.get("call_id") not in answered]
 
 
 def _round(history: list[Any]) -> int:

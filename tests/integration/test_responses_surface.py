@@ -523,3 +523,29 @@ def test_the_openai_sdk_streams_with_its_own_function_tool_and_sees_only_its_own
         final = stream.get_final_response()
     assert [(item.type, item.name) for item in final.output] == [("function_call", "get_weather")]
     assert logs.wait_for("skill_tool_call")["tool"] == "read_skill_file"
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_client_continuing_a_stored_mixed_answer_by_its_id_has_the_proxys_outputs_sent_with_its_own(
+        proxied, model_server, stream):
+    proxy = proxied()
+    script = json.dumps([{"calls": [{"name": "read_skill_file", "arguments": {"skill": "{routed}"}},
+                                    {"name": "get_weather", "arguments": {"city": "Paris"}}]},
+                         {"answer": "It is 18 C; add the index."}])
+    weather = {"type": "function", "name": "get_weather", "parameters": {"type": "object", "properties": {}}}
+    if stream:
+        events = stream_events(proxy, {"model": "m", "input": SQL, "tools": [weather]}, **{"x-fake-script": script})
+        response = events[-1]["response"]
+    else:
+        response = post(proxy, {"model": "m", "input": SQL, "tools": [weather]}, **{"x-fake-script": script}).json()
+    [call] = response["output"]
+    assert call["name"] == "get_weather"
+    back = post(proxy, {"model": "m", "previous_response_id": response["id"], "tools": [weather],
+                        "input": [{"type": "function_call_output", "call_id": call["call_id"], "output": "18 C"}]},
+                **{"x-fake-script": script})
+    assert back.status_code == 200, back.text
+    sent = model_server.posts()[-1]["input"]
+    assert [(i["type"], i["call_id"]) for i in sent] == [("function_call_output", "call_0"),
+                                                         ("function_call_output", "call_1")]
+    assert sent[0]["output"] == (REPO / "skills/sql-query-tuning/SKILL.md").read_text()
+    assert back.json()["output"][0]["content"][0]["text"] == "It is 18 C; add the index."
