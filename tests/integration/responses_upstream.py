@@ -19,7 +19,8 @@ history). A step is `{"calls": [{"name", "arguments"}], "content": "..."}` or
 default: read the routed skill, list its files, answer. `"{routed}"` in an
 argument is the first routed or activated skill's name. Every round reuses
 the call ids `call_0`, `call_1`, ... as llama.cpp does not, on purpose.
-`x-fake-break: N` drops the connection after N events of a stream.
+`x-fake-break: N` drops the connection after N events of a stream;
+`x-fake-refuse-tools: 1` refuses any request with `tools` as llama.cpp without `--jinja` does.
 
 Besides: `POST /v1/responses/input_tokens` counts the input (a quarter of its
 JSON length), and `GET`/`DELETE /v1/responses/{id}`, `GET
@@ -136,6 +137,10 @@ class ResponsesUpstream:
 
     async def _respond(self, record: Received, send: Any) -> None:
         body = record.json
+        if record.headers.get("x-fake-refuse-tools") and "tools" in body:
+            await _json(send, 400, {"error": {"code": 400, "type": "invalid_request_error",
+                                              "message": "tools param requires --jinja flag"}})
+            return
         previous = body.get("previous_response_id")
         history: list[Any] = []
         if previous is not None:

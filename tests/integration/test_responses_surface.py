@@ -549,3 +549,25 @@ def test_a_client_continuing_a_stored_mixed_answer_by_its_id_has_the_proxys_outp
                                                          ("function_call_output", "call_1")]
     assert sent[0]["output"] == (REPO / "skills/sql-query-tuning/SKILL.md").read_text()
     assert back.json()["output"][0]["content"][0]["text"] == "It is 18 C; add the index."
+
+
+def test_an_upstream_that_refuses_tools_gets_the_request_again_inline_and_the_model_is_remembered(
+        proxied, model_server, logs):
+    proxy = proxied()
+    refuse = {**ANSWER_ONLY, "x-fake-refuse-tools": "1"}
+    answer = post(proxy, {"model": "no-tools", "input": SQL}, **refuse)
+    assert answer.status_code == 200 and answer.json()["output"][0]["content"][0]["text"]
+    with_tools, retried = model_server.posts()
+    assert "tools" in with_tools and "tools" not in retried
+    assert "<skills_runtime_context" in retried["input"]
+    assert logs.wait_for("upstream_rejected_tools")["model"] == "no-tools"
+    post(proxy, {"model": "no-tools", "input": SQL}, **refuse)
+    assert "tools" not in model_server.posts()[-1] and len(model_server.posts()) == 3, "inline at once"
+
+
+def test_skills_off_by_header_sends_the_body_untouched(proxied, model_server):
+    proxy = proxied()
+    body = {"model": "m", "input": [user(SQL)], "instructions": "be brief", "store": False}
+    answer = post(proxy, body, **{**ANSWER_ONLY, "x-skills-mode": "off"})
+    assert answer.status_code == 200
+    assert model_server.posts() == [body]
