@@ -18,7 +18,9 @@ and `instructions` into a `Conversation`.
 The system turn: `instructions`, when it is a string. Without it, a leading
 `system` or `developer` message of the input list is the system turn (as in
 Chat Completions). A system turn the proxy writes where there was none goes
-into `instructions`, so the client's input items stay where they were.
+into `instructions`, so the client's input items stay where they were (or,
+when the client's `instructions` is something other than a string, first in
+the input).
 
 A turn the proxy did not rewrite is written back as the client's own item; a
 rewritten message is the client's item with a new `content` in the same key
@@ -124,7 +126,9 @@ def read_input(body: Mapping[str, Any]) -> Conversation:
     turns = tuple(wire.read_turn(i) for i in items)
     if turns and turns[0].is_system and isinstance(value, list):
         return Conversation(turns[1:], wire, turns[0], value, chain)
-    return Conversation(turns, ResponsesInput(system_in_input=False), None, value, chain)
+    # a system turn the proxy adds goes into `instructions`, unless the client's is something else there
+    added_to_input = instructions is not None
+    return Conversation(turns, ResponsesInput(system_in_input=added_to_input), None, value, chain)
 
 
 def written_instructions(conversation: Conversation) -> Any:

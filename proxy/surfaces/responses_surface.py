@@ -115,7 +115,7 @@ class ResponsesSurface:
 
     def forwarded_body(self, body: dict[str, Any], conversation: Conversation) -> dict[str, Any]:
         forwarded = dict(body)
-        if "input" in body or not conversation.is_empty:
+        if "input" in body or conversation.turns:
             forwarded["input"] = conversation.written()
         if not system_in_input(conversation) and conversation.system is not None:
             forwarded["instructions"] = written_instructions(conversation)

@@ -7,9 +7,10 @@ Responses API, one per request (it remembers the rounds' response ids), and
 A non-streamed answer is a response object; its `function_call` output
 items are the model's calls. The next round is either
 
-- chained: `previous_response_id` is the round's response id and `input`
-  only the `function_call_output` items for the proxy's calls (under the
-  upstream's call ids), when the upstream keeps state. It is known to by its
+- chained: `previous_response_id` is the round's response id (or, in a
+  request on a `conversation`, the conversation alone, which holds the
+  round) and `input` only the `function_call_output` items for the proxy's
+  calls (under the upstream's call ids), when the upstream keeps state. It is known to by its
   answer alone: a response object that says `store: true` (to a request that
   did not say `store: false`). A chained round's body is a `ChainedRound`
   that carries the replayed body too: an upstream that answers it with a 4xx
@@ -131,7 +132,9 @@ class ResponsesToolLoopWire:
         mine = [call for call in self._calls if call.name in rounds.ours]
         results = rounds.exchange[-1].results
         outputs = [output_item(result, call.id or None) for call, result in zip(mine, results, strict=False)]
-        body = {**base, "previous_response_id": self._last_id, "input": outputs}
+        body = {**base, "input": outputs}
+        if base.get("conversation") is None:  # a conversation holds the round already: it takes no response id
+            body["previous_response_id"] = self._last_id
         return ChainedRound(_capped(body, rounds), replayed)
 
     def _replayed(self, base: dict[str, Any], rounds: ToolRounds) -> dict[str, Any]:

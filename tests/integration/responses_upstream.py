@@ -65,6 +65,7 @@ class ResponsesUpstream:
         self.mode = mode
         self.received: list[Received] = []
         self.kept: dict[str, dict[str, Any]] = {}  # id -> {"history": [...], "response": {...}}
+        self.conversations: dict[str, list[Any]] = {}  # a `conversation` id (a string) -> its items
         self.counter = 0
         self.lock = threading.Lock()
 
@@ -72,6 +73,7 @@ class ResponsesUpstream:
         self.mode = mode
         self.received.clear()
         self.kept.clear()
+        self.conversations.clear()
         self.counter = 0
 
     def posts(self) -> list[dict[str, Any]]:
@@ -153,6 +155,9 @@ class ResponsesUpstream:
                                                   "code": "previous_response_not_found"}})
                 return
             history = list(self.kept[previous]["history"])
+        conversation = body.get("conversation")
+        if conversation is not None:
+            history = self.conversations.setdefault(str(conversation), [])
         value = body.get("input")
         history += [{"role": "user", "content": value}] if isinstance(value, str) else list(value or [])
         unanswered = _unanswered(history)
@@ -180,6 +185,8 @@ class ResponsesUpstream:
             response["previous_response_id"] = previous
             if response["store"]:
                 self.kept[response_id] = {"history": [*history, *output], "response": response}
+        if conversation is not None:
+            history.extend(output)  # the conversation's own list: it holds every turn and round
         if body.get("stream"):
             await _sse(send, _events(response), int(record.headers.get("x-fake-break") or 0))
         else:

@@ -571,3 +571,16 @@ def test_skills_off_by_header_sends_the_body_untouched(proxied, model_server):
     answer = post(proxy, body, **{**ANSWER_ONLY, "x-skills-mode": "off"})
     assert answer.status_code == 200
     assert model_server.posts() == [body]
+
+
+def test_tool_rounds_of_a_request_on_a_conversation_go_on_in_that_conversation(proxied, model_server):
+    proxy = proxied()
+    answer = post(proxy, {"model": "m", "conversation": "conv_9", "input": SQL})
+    assert answer.status_code == 200 and answer.json()["output"][0]["content"][0]["text"] == FINAL
+    _, second, third = model_server.posts()
+    for later in (second, third):
+        assert later["conversation"] == "conv_9" and "previous_response_id" not in later
+        assert [i["type"] for i in later["input"]] == ["function_call_output"]
+    kinds = [i.get("type", "message") for i in model_server.conversations["conv_9"]]
+    assert kinds == ["message", "message", "function_call", "function_call_output", "function_call",
+                     "function_call_output", "message"], "the conversation holds every round once"

@@ -165,3 +165,18 @@ def test_a_mixed_answer_is_put_back_in_place_of_the_clients_first_call():
     client_copy = read_input({"input": [{"type": "function_call", "call_id": "c_a", "name": "get_weather",
                                          "arguments": "{}"}]}).turns[0]
     assert mixed.answered_by(client_copy)
+
+
+def test_a_system_turn_the_proxy_adds_beside_instructions_it_cannot_read_goes_first_in_the_input():
+    odd = [{"type": "input_text", "text": "be brief"}]
+    items = [{"role": "user", "content": "hi"}]
+    conversation = with_system_text(read_input({"instructions": odd, "input": items}), "INDEX")
+    forwarded = SURFACE.forwarded_body({"instructions": odd, "input": items}, conversation)
+    assert forwarded == {"instructions": odd, "input": [{"role": "system", "content": "INDEX"}, *items]}
+
+
+def test_a_chained_body_without_input_gets_none_added():
+    body = {"previous_response_id": "resp_1", "instructions": "be brief"}
+    conversation = with_system_text(read_input(body), "INDEX")
+    assert SURFACE.forwarded_body(body, conversation) == {"previous_response_id": "resp_1",
+                                                          "instructions": "be brief\n\nINDEX"}
