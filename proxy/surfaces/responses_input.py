@@ -86,7 +86,8 @@ class ResponsesInput:
             return turn.raw
         if isinstance(turn.raw, dict):
             return {**turn.raw, "content": _written_content(turn)}
-        return {"role": str(turn.role), "content": _written_content(turn) if turn.rewritten else turn.raw}
+        return {"type": "message", "role": str(turn.role),
+                "content": _written_content(turn) if turn.rewritten else turn.raw}
 
     def write(self, conversation: Conversation) -> Any:
         """The `input` value: a string while it is one plain user text, else the list of items."""

@@ -8,8 +8,10 @@ of the same name wins, and built-in tools (`web_search`, `file_search`,
 response's `output`. A round is written as input items: the round's text
 as an assistant message (when it had any), one `function_call` item per
 call, then one `function_call_output` item per result, under the proxy's
-own call ids. A replayed round and the record kept for replay are the same
-items, so a later request replays them byte for byte. The model's other
+own call ids (the text as a typed `message` with an `output_text` part:
+llama.cpp refuses the short `{"role": "assistant", "content"}` form). A
+replayed round and the record kept for replay are the same items, so a
+later request replays them byte for byte. The model's other
 output items of the proxy's own rounds (reasoning) are not replayed.
 
 What must not: decide whether the loop goes on, run tools, or send requests.
@@ -49,7 +51,7 @@ def is_function_call(item: Any, names: frozenset[str] | None = None) -> bool:
 def input_items(value: Any) -> list[Any]:
     """A request's `input` as a list of items: a string is one user message."""
     if isinstance(value, str):
-        return [{"role": "user", "content": value}]
+        return [{"type": "message", "role": "user", "content": value}]  # as `ResponsesInput` writes it
     return list(value) if isinstance(value, list) else []
 
 
@@ -86,7 +88,7 @@ class ResponsesToolFormat:
 
     def round_items(self, round_: ToolRound) -> list[dict[str, Any]]:
         """One round as input items: its text, its calls, then each result."""
-        text = [{"role": "assistant", "content": round_.content}] if round_.content else []
+        text = [assistant_message(round_.content)] if round_.content else []
         return [*text, *map(function_call_item, round_.calls), *map(output_item, round_.results)]
 
     def exchange_items(self, exchange: Iterable[ToolRound]) -> list[dict[str, Any]]:
@@ -101,7 +103,7 @@ class ResponsesToolFormat:
         """
         first_client = next(call for call in mixed.answer.calls if call.id in mixed.client_call_ids)
         calls = [c for c in mixed.answer.calls if c.id not in mixed.client_call_ids or c is first_client]
-        text = [{"role": "assistant", "content": mixed.answer.content}] if mixed.answer.content else []
+        text = [assistant_message(mixed.answer.content)] if mixed.answer.content else []
         items = [*text, *map(function_call_item, calls), *map(output_item, mixed.answer.results)]
         return MixedCall(items[0], tuple(items[1:]), (first_client.id,))
 
@@ -111,6 +113,12 @@ class ResponsesToolFormat:
 
 
 RESPONSES_TOOL_FORMAT = ResponsesToolFormat()
+
+
+def assistant_message(text: str) -> dict[str, Any]:
+    """The model's text as an input item: a typed message with an `output_text` part (llama.cpp takes no
+    other spelling of an assistant message)."""
+    return {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": text}]}
 
 
 def function_call_item(call: ToolCall) -> dict[str, Any]:

@@ -207,7 +207,8 @@ def test_tool_rounds_are_replayed_with_store_false_or_on_a_stateless_upstream(pr
     assert not any("previous_response_id" in p for p in (second, third)), "never chained"
     assert second["input"][:1] == first["input"]
     call, output = second["input"][-2:]
-    assert second["input"][1] == {"role": "assistant", "content": "Let me read the skill."}
+    assert second["input"][1] == {"type": "message", "role": "assistant",
+                                  "content": [{"type": "output_text", "text": "Let me read the skill."}]}
     assert call["type"] == "function_call" and call["call_id"].startswith("call_skp_")
     assert output == {"type": "function_call_output", "call_id": call["call_id"],
                       "output": (REPO / "skills/sql-query-tuning/SKILL.md").read_text()}

@@ -14,6 +14,7 @@ from proxy.errors import BadRequest, BodyTooLarge
 from proxy.surfaces.responses_input import ResponsesInput, read_input
 from proxy.surfaces.responses_surface import ResponsesSurface, parse_responses_body
 from proxy.surfaces.responses_tool_format import RESPONSES_TOOL_FORMAT as FORMAT
+from proxy.surfaces.responses_tool_format import input_items as FORMAT_INPUT
 
 IMAGE = {"type": "input_image", "image_url": "data:image/png;base64,AAAA", "detail": "low"}
 REASONING = {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "opaque=="}
@@ -62,8 +63,10 @@ def test_a_string_input_is_one_user_turn_and_stays_a_string():
     conversation = read_input({"input": "hello"})
     assert [t.text for t in conversation.turns] == ["hello"] and conversation.turns[0].is_user
     assert conversation.written() == "hello"
-    rewritten = conversation.with_turns([prepend_block(conversation.turns[0], "BLOCK")])
-    assert rewritten.written() == "BLOCK\n\n---\n\nhello"
+    turn = prepend_block(conversation.turns[0], "BLOCK")
+    assert conversation.with_turns([turn]).written() == "BLOCK\n\n---\n\nhello"
+    assert conversation.wire.write_turn(turn) == FORMAT_INPUT("BLOCK\n\n---\n\nhello")[0], \
+        "kept for replay as the item a tool round sends it as"
 
 
 def test_instructions_are_the_system_turn_and_a_leading_developer_message_is_not_then():
@@ -82,7 +85,7 @@ def test_without_instructions_a_leading_system_message_is_the_system_turn_and_st
     with_index = with_system_text(conversation, "INDEX")
     forwarded = SURFACE.forwarded_body({"model": "m", "input": items}, with_index)
     assert "instructions" not in forwarded
-    assert forwarded["input"][0] == {"role": "system", "content": "be brief\n\nINDEX"}
+    assert forwarded["input"][0] == {"role": "system", "content": "be brief\n\nINDEX"}, "the client's own keys"
 
 
 def test_a_system_turn_the_proxy_adds_goes_into_instructions_and_the_input_stays_as_it_came():
@@ -148,7 +151,7 @@ def test_rounds_are_written_as_the_same_items_for_the_next_round_and_the_record(
     rounds.exchange.append(ToolRound("Looking.", (call,), (CallResult(call, "[]"),)))
     recorded, mixed = FORMAT.recorded(rounds)
     assert mixed is None and recorded == [
-        {"role": "assistant", "content": "Looking."},
+        {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Looking."}]},
         {"type": "function_call", "call_id": "call_skp_1", "name": "list_skills", "arguments": "{}"},
         {"type": "function_call_output", "call_id": "call_skp_1", "output": "[]"}]
 
@@ -172,7 +175,8 @@ def test_a_system_turn_the_proxy_adds_beside_instructions_it_cannot_read_goes_fi
     items = [{"role": "user", "content": "hi"}]
     conversation = with_system_text(read_input({"instructions": odd, "input": items}), "INDEX")
     forwarded = SURFACE.forwarded_body({"instructions": odd, "input": items}, conversation)
-    assert forwarded == {"instructions": odd, "input": [{"role": "system", "content": "INDEX"}, *items]}
+    assert forwarded == {"instructions": odd,
+                         "input": [{"type": "message", "role": "system", "content": "INDEX"}, *items]}
 
 
 def test_a_chained_body_without_input_gets_none_added():
