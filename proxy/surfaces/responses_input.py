@@ -50,6 +50,7 @@ from proxy.core.turns.conversation import (
 SYSTEM_ROLES = ("system", "developer")
 FUNCTION_CALL = "function_call"
 FUNCTION_CALL_OUTPUT = "function_call_output"
+INSTRUCTIONS = "instructions"
 _TEXT_PART = "input_text"
 # Fields of an item that say nothing about what was said: a client may drop or change them between
 # requests for the same turn (an output item's `id` and `status`, an output part's annotations).
@@ -121,7 +122,8 @@ def read_input(body: Mapping[str, Any]) -> Conversation:
     items: list[Any] = [value] if isinstance(value, str) else value if isinstance(value, list) else []
     if isinstance(instructions, str):
         wire = ResponsesInput(system_in_input=False)
-        system = Turn(Role.SYSTEM, (TextPart(instructions, instructions),), TextForm.PLAIN, instructions)
+        system = Turn(Role.SYSTEM, (TextPart(instructions, instructions),), TextForm.PLAIN,
+                      {INSTRUCTIONS: instructions})  # its own spelling in the keys: not a user message's
         return Conversation(tuple(wire.read_turn(i) for i in items), wire, system, value, chain)
     wire = ResponsesInput(system_in_input=True)
     turns = tuple(wire.read_turn(i) for i in items)
@@ -137,7 +139,7 @@ def written_instructions(conversation: Conversation) -> Any:
     system = conversation.system
     if system is None:
         return None
-    return system.text if system.rewritten or not isinstance(system.raw, str) else system.raw
+    return system.raw[INSTRUCTIONS] if not system.rewritten and isinstance(system.raw, dict) else system.text
 
 
 def system_in_input(conversation: Conversation) -> bool:

@@ -119,7 +119,7 @@ def test_routed_then_reminder_when_the_client_sends_the_whole_input_again(proxie
     assert text_of(sent_second["input"][-1]).startswith('<skills_runtime_reminder reason="route unchanged">')
 
 
-def test_a_chained_turn_gets_the_reminder_and_the_block_is_never_sent_twice(proxied, model_server):
+def test_chained_turns_get_the_reminder_and_the_block_is_never_sent_twice(proxied, model_server):
     proxy = proxied(tool_mode="inline")
     first = post(proxy, {"model": "m", "input": SQL}, **ANSWER_ONLY)
     assert first.headers["x-skills-route"].startswith("sql-query-tuning=")
@@ -134,7 +134,13 @@ def test_a_chained_turn_gets_the_reminder_and_the_block_is_never_sent_twice(prox
     third = post(proxy, {"model": "m", "previous_response_id": second.json()["id"],
                          "input": "and should the index be partial?"}, **ANSWER_ONLY)
     assert third.headers["x-skills-route"] == "reminder"
-    assert "<skills_runtime_context" not in json.dumps(model_server.posts()[-1])
+    fourth = post(proxy, {"model": "m", "previous_response_id": third.json()["id"], "input": FOLLOW_UP},
+                  **ANSWER_ONLY)
+    assert fourth.headers["x-skills-route"] == "reminder"
+    every = json.dumps(model_server.posts())
+    assert every.count("<skills_runtime_context") == 1, "four chained turns: the block went out once"
+    history = model_server.kept[fourth.json()["id"]]["history"]
+    assert json.dumps(history).count("<skills_runtime_context") == 1, "and the upstream's history holds it once"
 
 
 def test_a_route_change_on_a_chained_turn_gets_its_block(proxied, model_server):

@@ -184,3 +184,10 @@ def test_a_chained_body_without_input_gets_none_added():
     conversation = with_system_text(read_input(body), "INDEX")
     assert SURFACE.forwarded_body(body, conversation) == {"previous_response_id": "resp_1",
                                                           "instructions": "be brief\n\nINDEX"}
+
+
+def test_instructions_and_a_first_user_message_of_the_same_text_are_not_the_same_history():
+    with_instructions = turn_keys(read_input({"instructions": "X", "input": [{"role": "user", "content": "hi"}]}))
+    as_a_message = turn_keys(read_input({"input": [{"role": "user", "content": "X"},
+                                                   {"role": "user", "content": "hi"}]}))
+    assert with_instructions[0] != as_a_message[1]
