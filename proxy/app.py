@@ -46,6 +46,9 @@ from proxy.request_record import request_id_of, request_record
 from proxy.settings import Settings
 from proxy.skills_api.routes import SkillsApi
 from proxy.skills_api.routes import register as register_skills_api
+from proxy.surfaces.anthropic_count_tokens import CountTokens
+from proxy.surfaces.anthropic_errors import ANTHROPIC_ERRORS
+from proxy.surfaces.anthropic_surface import ANTHROPIC_MESSAGES_SURFACE
 from proxy.surfaces.chat_completions import CHAT_COMPLETIONS
 from proxy.surfaces.responses_route import INPUT_TOKENS_PATH, RESPONSES, ResponsesInputTokens, ResponsesRoute
 from proxy.surfaces.responses_surface import RESPONSES_ERRORS
@@ -90,6 +93,7 @@ def create_app(settings: Settings, engine: ChatPreprocessor, upstream: Upstream 
                           openapi_extra=CHAT_REQUEST_DOC if surface is CHAT_COMPLETIONS else None)
     app.add_api_route("/v1/" + INPUT_TOKENS_PATH, ResponsesInputTokens(RESPONSES, settings, engine, forwarder).handle,
                       methods=["POST"])
+    app.add_api_route("/v1/messages/count_tokens", CountTokens(settings, engine, forwarder).handle, methods=["POST"])
     register_skills_api(app, SkillsApi(settings, engine))
     register_inspect_page(app, InspectPage(engine, history))
     app.add_api_route("/v1/{path:path}", proxy.forward, methods=ALL_METHODS)
@@ -102,11 +106,13 @@ def create_app(settings: Settings, engine: ChatPreprocessor, upstream: Upstream 
 SURFACES: tuple[tuple[str, Surface], ...] = (
     ("/v1/chat/completions", CHAT_COMPLETIONS),
     ("/v1/responses", RESPONSES),
+    ("/v1/messages", ANTHROPIC_MESSAGES_SURFACE),
 )
 # Paths whose clients read errors in a shape other than OpenAI's: a surface's route and the paths beside it
 # (its token counting, its model listing), longest prefix first.
 ERROR_SHAPES: tuple[tuple[str, ErrorShape], ...] = (
     ("/v1/responses", RESPONSES_ERRORS),
+    ("/v1/messages", ANTHROPIC_ERRORS),  # and /v1/messages/count_tokens
 )
 
 

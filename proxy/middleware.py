@@ -2,7 +2,7 @@
 
 What lives here: `RequestContext`, the middleware that gives each request its id
 (kept from `X-Request-ID` when the client sent a sane one), binds it to the log
-context, checks the Bearer key when `api_keys` is set (in constant time, against
+context, checks the key (`Authorization: Bearer` or `x-api-key`) when `api_keys` is set (in constant time, against
 every key), refuses a path with a `..` segment or a control character, renders
 every `ProxyError` (and anything unexpected) as an OpenAI-shaped error, adds
 `X-Request-ID` and the headers a handler put in the request record's
@@ -103,15 +103,17 @@ class RequestContext:
             await _send_or_abort(send, record, internal, self._error_shape_for(scope["path"]))
 
     def _authorize(self, scope: Scope) -> None:
-        """Compares the digest of the given key with every key's, without stopping at a match."""
+        """Compares the digest of the given key (the Bearer token, else `x-api-key`) with every key's, without
+        stopping at a match."""
         scheme, _, token = _header(scope, b"authorization").partition(" ")
-        given = token.strip().encode("latin-1")  # the header's own bytes
-        given_digest, matched = _digest(given), False
+        given = token.strip() if scheme.lower() == "bearer" else ""
+        given = given or _header(scope, b"x-api-key").strip()  # as Anthropic's clients send the key
+        given_digest, matched = _digest(given.encode("latin-1")), False  # the header's own bytes
         for key in self._key_digests:
             matched |= hmac.compare_digest(given_digest, key)
-        if scheme.lower() != "bearer" or not given or not matched:
+        if not given or not matched:
             raise Unauthorized("missing or wrong API key: send the proxy's key as "
-                               "`Authorization: Bearer <key>` (one of `api_keys`)")
+                               "`Authorization: Bearer <key>` or `x-api-key: <key>` (one of `api_keys`)")
 
 
 class DisconnectWatch:

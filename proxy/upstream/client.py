@@ -1,7 +1,7 @@
 """The boundary to one upstream server: its own httpx.AsyncClient (connection pool) and key.
 
 What lives here: building the upstream URL and headers (hop-by-hop headers
-dropped, `Accept-Encoding: identity`, the Authorization rule), sending a request
+dropped, `Accept-Encoding: identity`, the Authorization and x-api-key rule), sending a request
 and reading its answer as a stream, the readiness probe, and the ONE place where
 httpx exceptions become `proxy.errors` kinds; no httpx type leaves this module.
 It logs `upstream_request`, `upstream_response`, `upstream_retry` and `upstream_error`.
@@ -161,6 +161,10 @@ class Upstream:
         authorization = self._authorization(client_headers)
         if authorization:
             headers.append(("authorization", authorization))
+        if self._api_key or self._drop_client_auth:  # Anthropic's clients send their key as x-api-key
+            headers = [(k, v) for k, v in headers if k.lower() != "x-api-key"]
+        if self._api_key:
+            headers.append(("x-api-key", self._api_key))
         return headers
 
     async def send(

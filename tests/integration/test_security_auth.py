@@ -9,10 +9,11 @@ the redactor and the common 401s; this file covers the rest:
   (exactly that path) stays open, and so do the inspect page's own files
   (`PAGE_PATHS`: a person needs the page to type the key in), which hold no data;
 - which credentials count. Decisions: only `Authorization: Bearer <key>`
-  authenticates; the scheme is case-insensitive (RFC 9110) and may be followed
+  and `x-api-key: <key>` (as Anthropic's clients send it) authenticate; the
+  scheme is case-insensitive (RFC 9110) and may be followed
   by more than one space; whitespace around the key is not part of a header
   value (RFC 9110 §5.5), so `Bearer <key> ` is `Bearer <key>`. A key in the
-  query (`?api_key=`), in `x-api-key`, `api-key` or `Proxy-Authorization`,
+  query (`?api_key=`), in `api-key` or `Proxy-Authorization`, a wrong `x-api-key`,
   a prefix or an extension of a key, another case, an empty key, and a second
   Authorization header after a wrong first one are all refused. A configured key
   that is empty or blank can never be used;
@@ -59,7 +60,8 @@ WRONG = [
 ]
 RIGHT = [f"Bearer {TEST_API_KEY}", f"bearer {TEST_API_KEY}", f"BEARER {TEST_API_KEY}", f"BeArEr {TEST_API_KEY}",
          f"Bearer  {TEST_API_KEY}", f"Bearer {TEST_API_KEY} ", f"Bearer {SECOND_KEY}"]
-OTHER_PLACES = [({"x-api-key": TEST_API_KEY}, ""), ({"api-key": TEST_API_KEY}, ""),
+OTHER_PLACES = [({"x-api-key": f"Bearer {TEST_API_KEY}"}, ""), ({"x-api-key": TEST_API_KEY[:-1]}, ""),
+                ({"x-api-key": ""}, ""), ({"api-key": TEST_API_KEY}, ""),
                 ({"proxy-authorization": f"Bearer {TEST_API_KEY}"}, ""), ({}, f"?api_key={TEST_API_KEY}"),
                 ({}, f"?key={TEST_API_KEY}"), ({}, f"?access_token={TEST_API_KEY}")]
 
@@ -103,8 +105,12 @@ def assert_unauthorized(status: int, headers: dict, body: bytes, method: str, wh
     assert status == 401, (what, status, body[:300])
     assert headers.get("www-authenticate") == "Bearer" and headers.get("x-request-id"), what
     if method != "HEAD":
-        error = json.loads(body)["error"]
-        assert error["code"] == "invalid_api_key" and error["type"] and "Authorization: Bearer" in error["message"]
+        answer = json.loads(body)
+        error = answer["error"]
+        if answer.get("type") == "error":  # Anthropic's shape, on /v1/messages
+            assert error["type"] == "authentication_error" and "x-api-key" in error["message"], what
+        else:
+            assert error["code"] == "invalid_api_key" and error["type"] and "Authorization: Bearer" in error["message"]
     assert not secrets_in(body.decode("utf-8", "replace")) and SECOND_KEY not in body.decode(), what
 
 
@@ -157,12 +163,16 @@ def test_which_credentials_count(guarded, upstream):
         status, _, body = send(port, "GET", "/v1/models", [("authorization", authorization)])
         assert status == 200, (authorization, body[:200])
     assert [r.header("authorization") for r in upstream.received] == [f"Bearer {TEST_UPSTREAM_KEY}"] * len(RIGHT)
+    for key in (TEST_API_KEY, f" {SECOND_KEY} "):
+        status, _, body = send(port, "GET", "/v1/models", [("x-api-key", key)])
+        assert status == 200, (key, body[:200])
+    assert upstream.received[-1].header("x-api-key") == TEST_UPSTREAM_KEY, "the upstream gets its own key"
     for headers, query in OTHER_PLACES:
         status, response_headers, body = send(port, "GET", "/v1/models" + query, list(headers.items()))
         assert_unauthorized(status, response_headers, body, "GET", f"{headers} {query}")
     repeated = [("authorization", "Bearer wrong-key"), ("authorization", f"Bearer {TEST_API_KEY}")]
     assert_unauthorized(*send(port, "GET", "/v1/models", repeated), "GET", "a wrong first Authorization header")
-    assert len(upstream.received) == len(RIGHT)
+    assert len(upstream.received) == len(RIGHT) + 2
 
 
 def test_a_client_key_is_not_sent_upstream_in_another_header_either(guarded, upstream):

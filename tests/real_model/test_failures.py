@@ -1,4 +1,4 @@
-"""The real server failing: an error answer, and the server stopped in the middle of a request."""
+"""The real servers failing: an error answer, a server stopped in the middle of a request, and one stopped between."""
 
 from __future__ import annotations
 
@@ -8,11 +8,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import anthropic
 import httpx
 import openai
 import pytest
 
-from .pair import MODEL_ALIAS, NEVER_STOP, LlamaServer, ProxyServer, free_port, sdk
+from .pair import MODEL_ALIAS, NEVER_STOP, LlamaCppServer, LlamaServer, ProxyServer, free_port, sdk
 
 pytestmark = pytest.mark.real_model
 
@@ -109,3 +110,45 @@ def test_server_killed_mid_request_gives_a_clean_502(own_pair: tuple[LlamaServer
     assert error.status_code == 502 and error.message
     assert time.monotonic() - began < 30
     still_serves(llama, proxy, client)
+
+
+@pytest.fixture
+def own_cpp_pair(llama_server_path: Path, gguf: Path, tmp_path: Path) -> Iterator[tuple[LlamaCppServer, ProxyServer]]:
+    """A llama-server of this test's own (it gets stopped) and a proxy in front of it."""
+    llama = LlamaCppServer(llama_server_path, gguf, free_port(), tmp_path / "llama-server.log", n_ctx=2048)
+    proxy = ProxyServer(llama.base_url, free_port(), tmp_path / "proxy")
+    try:
+        llama.start()
+        proxy.start()
+        yield llama, proxy
+    finally:
+        proxy.stop()
+        llama.stop()
+
+
+@pytest.mark.timeout(240)
+def test_llama_server_stopped_gives_a_clean_502_on_every_surface(
+        own_cpp_pair: tuple[LlamaCppServer, ProxyServer]) -> None:
+    """Chat Completions, Responses, Messages and count_tokens: each a 502 naming the server, and back once it is."""
+    llama, proxy = own_cpp_pair
+    client = sdk(proxy.base_url)
+    claude = anthropic.Anthropic(base_url=proxy.url, api_key="sk-local", max_retries=0, timeout=60.0)
+    hello = [{"role": "user", "content": "hi"}]
+    assert client.responses.create(model=MODEL_ALIAS, input="hi", max_output_tokens=4).output_text is not None
+    llama.stop()
+    assert httpx.get(proxy.url + "/readyz", timeout=5).status_code == 503
+    with pytest.raises(openai.InternalServerError) as chat:
+        client.chat.completions.create(model=MODEL_ALIAS, messages=hello, max_tokens=4)
+    with pytest.raises(openai.InternalServerError) as responses:
+        client.responses.create(model=MODEL_ALIAS, input="hi", max_output_tokens=4)
+    with pytest.raises(anthropic.InternalServerError) as messages:
+        claude.messages.create(model=MODEL_ALIAS, max_tokens=4, messages=hello)
+    with pytest.raises(anthropic.InternalServerError) as counted:
+        claude.messages.count_tokens(model=MODEL_ALIAS, messages=hello)
+    for failed in (chat.value, responses.value, messages.value, counted.value):
+        assert failed.status_code == 502
+        assert str(llama.port) in failed.message, failed.message
+    llama.start()
+    assert httpx.get(proxy.url + "/readyz", timeout=5).status_code == 200
+    again = claude.messages.create(model=MODEL_ALIAS, max_tokens=4, messages=hello)
+    assert again.content

@@ -7,10 +7,7 @@ history lets llama.cpp reuse the previous turn's prompt.
 
 from __future__ import annotations
 
-import json
 import re
-import subprocess
-import sys
 import time
 from typing import Any
 
@@ -36,14 +33,6 @@ def user(text: str) -> list[dict[str, str]]:
     return [{"role": "user", "content": text}]
 
 
-def routed_injection(proxy: ProxyServer, text: str) -> str:
-    """What `skillproxy route --show-injection` says the proxy puts in place of text, with the proxy's config."""
-    out = subprocess.run([sys.executable, "-m", "proxy", "route", "--json", "--show-injection", "--config",
-                          str(proxy.config_path), "--root", str(SKILLS), text],
-                         capture_output=True, text=True, check=True, cwd=proxy.workdir, timeout=60)
-    return json.loads(out.stdout)["injection"]
-
-
 def test_dollar_skill_reaches_the_model_as_a_packet(client, direct, llama: LlamaServer, proxy: ProxyServer,
                                                     figures) -> None:
     baseline = ask(direct, user(SKILL_TASK)).parse().usage.prompt_tokens
@@ -60,7 +49,7 @@ def test_dollar_skill_reaches_the_model_as_a_packet(client, direct, llama: Llama
     # The whole SKILL.md body reached the model, inside a packet of bounded size.
     assert body_tokens * 0.95 <= added <= body_tokens + 800, (baseline, through, body_tokens)
     # And exactly the packet `skillproxy route` shows: token for token.
-    packet_tokens = llama.count_tokens(routed_injection(proxy, SKILL_TASK)) - llama.count_tokens(SKILL_TASK)
+    packet_tokens = llama.count_tokens(proxy.routed_injection(SKILL_TASK)) - llama.count_tokens(SKILL_TASK)
     assert abs(added - packet_tokens) <= 2, (added, packet_tokens)
     figures["$skill prompt_tokens"] = (f"direct {baseline}, through proxy {through} (+{added}; packet "
                                        f"{packet_tokens} tokens, SKILL.md body {body_tokens}); {seconds:.1f} s")
