@@ -54,6 +54,8 @@ from proxy.surfaces.chat_completions import CHAT_COMPLETIONS
 from proxy.surfaces.ollama_api import OllamaApi
 from proxy.surfaces.ollama_chat import OLLAMA_CHAT
 from proxy.surfaces.ollama_errors import OLLAMA_ERRORS
+from proxy.surfaces.responses_route import INPUT_TOKENS_PATH, RESPONSES, ResponsesInputTokens, ResponsesRoute
+from proxy.surfaces.responses_surface import RESPONSES_ERRORS
 from proxy.surfaces.skill_route import SkillRoute
 from proxy.surfaces.surface import Surface
 from proxy.upstream.client import Upstream, UpstreamResponse
@@ -89,9 +91,11 @@ def create_app(settings: Settings, engine: ChatPreprocessor, upstream: Upstream 
     app.add_api_route("/readyz", proxy.readyz if not upstreams.several else proxy.readyz_each, methods=["GET"])
     if upstreams.several:
         app.add_api_route("/v1/models", proxy.models, methods=["GET"])
-    for path, surface in SURFACES:
-        app.add_api_route(path, SkillRoute(surface, settings, engine, forwarder).handle, methods=["POST"],
+    for path, surface, route_type in SURFACES:
+        app.add_api_route(path, route_type(surface, settings, engine, forwarder).handle, methods=["POST"],
                           openapi_extra=CHAT_REQUEST_DOC if surface is CHAT_COMPLETIONS else None)
+    app.add_api_route("/v1/" + INPUT_TOKENS_PATH, ResponsesInputTokens(RESPONSES, settings, engine, forwarder).handle,
+                      methods=["POST"])
     app.add_api_route("/v1/messages/count_tokens", CountTokens(settings, engine, forwarder).handle, methods=["POST"])
     register_skills_api(app, SkillsApi(settings, engine))
     register_inspect_page(app, InspectPage(engine, history))
@@ -102,15 +106,18 @@ def create_app(settings: Settings, engine: ChatPreprocessor, upstream: Upstream 
     return app
 
 
-# Each chat surface's route: the path its clients post to, and the surface that serves it.
-SURFACES: tuple[tuple[str, Surface], ...] = (
-    ("/v1/chat/completions", CHAT_COMPLETIONS),
-    ("/v1/messages", ANTHROPIC_MESSAGES_SURFACE),
-    ("/api/chat", OLLAMA_CHAT),
+# Each chat surface's route: the path its clients post to, the surface that serves it, and the route (the shared
+# one, or Responses', which also keeps what a request continuing an answer by its id needs).
+SURFACES: tuple[tuple[str, Surface, type[SkillRoute]], ...] = (
+    ("/v1/chat/completions", CHAT_COMPLETIONS, SkillRoute),
+    ("/v1/responses", RESPONSES, ResponsesRoute),
+    ("/v1/messages", ANTHROPIC_MESSAGES_SURFACE, SkillRoute),
+    ("/api/chat", OLLAMA_CHAT, SkillRoute),
 )
 # Paths whose clients read errors in a shape other than OpenAI's: a surface's route and the paths beside it
 # (its token counting, its model listing), longest prefix first.
 ERROR_SHAPES: tuple[tuple[str, ErrorShape], ...] = (
+    ("/v1/responses", RESPONSES_ERRORS),
     ("/v1/messages", ANTHROPIC_ERRORS),  # and /v1/messages/count_tokens
     ("/api", OLLAMA_ERRORS),
 )

@@ -74,16 +74,20 @@ class SkillRoute:
             record.tool_mode, record.skill_tools = options.tool_mode, tools is not None
             answer = await watch.guard(self.send(request, forwarded))
             if tools is None:
-                return await self.forwarder.respond(answer, watch, self.surface.errors,
-                                                    whole_json=not self.surface.is_stream(answer))
+                return self.answered(result, await self.forwarder.respond(
+                    answer, watch, self.surface.errors, whole_json=not self.surface.is_stream(answer)))
             if answer.status >= 400:
                 return await self._answer_refusal(request, body, options, answer, watch)
             loop = ToolLoop(ToolRounds(tools[0], tools[1], self.settings.max_tool_rounds, _call_id), forwarded,
                             lambda next_body: self.send(request, next_body), answer.base_url,
                             self._finisher(result, record), self.surface.tool_loop, self.surface.errors)
             if record.stream and self.surface.is_stream(answer):
-                return streaming_response(answer, loop.stream(answer))
-            return await loop.complete(answer, watch.guard)
+                return self.answered(result, streaming_response(answer, loop.stream(answer)))
+            return self.answered(result, await loop.complete(answer, watch.guard))
+
+    def answered(self, result: Preprocessed, response: Response) -> Response:
+        """The client's answer on its way out: a surface's route may read it (Responses keeps its id)."""
+        return response
 
     def _options(self, request: Request, body: dict[str, Any]) -> RequestOptions:
         """The request's X-Skills-* choices and its tool mode; a bad header is a 400."""
@@ -141,8 +145,8 @@ class SkillRoute:
         record.tool_mode = ToolMode.INLINE
         result = await self.preprocess(body, replace(options, tool_mode=ToolMode.INLINE), record, watch)
         retry = await watch.guard(self.send(request, self.rewritten(body, result, record)))
-        return await self.forwarder.respond(retry, watch, self.surface.errors,
-                                            whole_json=not self.surface.is_stream(retry))
+        return self.answered(result, await self.forwarder.respond(retry, watch, self.surface.errors,
+                                                                  whole_json=not self.surface.is_stream(retry)))
 
     def _finisher(self, result: Preprocessed, record: RequestRecord) -> Callable[[ToolRounds], None]:
         def finish(rounds: ToolRounds) -> None:

@@ -1,7 +1,7 @@
 """llama.cpp's C++ llama-server through the proxy: Chat Completions with skills, and Responses and Messages.
 
 The C++ server (built by scripts/build_llama_server.py) serves /v1/responses, /v1/messages and
-/v1/messages/count_tokens besides Chat Completions. The proxy preprocesses Chat Completions; the
+/v1/messages/count_tokens besides Chat Completions. The proxy preprocesses Chat Completions and Responses; the
 other paths reach the server as the client sent them, so each is driven here with the real client
 SDK (openai, anthropic) and compared with the same call made to the server directly. What the model
 was given is read off the server's usage; its KV-cache reuse off the cached-token count it reports
@@ -121,19 +121,25 @@ def test_a_routed_chat_turn_two_reuses_llama_servers_kv_cache(via_proxy: openai.
         f"{second_usage.prompt_tokens} (reminder), {cached} of them cached")
 
 
-# --- Responses: passed through --------------------------------------------------------------------------------
+# --- Responses: skills, as on Chat Completions --------------------------------------------------------------
 
 
-def test_responses_pass_through_unchanged(via_proxy: openai.OpenAI, straight: openai.OpenAI) -> None:
-    ask = {"model": MODEL_ALIAS, "input": HELLO, "max_output_tokens": 16, "temperature": 0}
-    through = via_proxy.responses.create(**ask)
-    direct = straight.responses.create(**ask)
-    assert through.object == "response" and through.status == "completed"
-    assert through.id.startswith("resp_") and through.id != direct.id
-    assert through.output_text and through.output_text == direct.output_text  # greedy: the same words
+def test_responses_get_the_packet_and_with_skills_off_nothing_is_added(via_proxy: openai.OpenAI,
+                                                                      straight: openai.OpenAI,
+                                                                      figures: dict[str, Any]) -> None:
+    ask: dict[str, Any] = {"model": MODEL_ALIAS, "max_output_tokens": 16, "temperature": 0}
+    through = via_proxy.responses.create(**ask, input=SKILL_TASK)
+    direct = straight.responses.create(**ask, input=SKILL_TASK)
+    assert through.object == "response" and through.status == "completed" and through.id.startswith("resp_")
     assert through.usage is not None and direct.usage is not None
-    assert through.usage.input_tokens == direct.usage.input_tokens  # nothing added on the way
+    assert through.usage.input_tokens > direct.usage.input_tokens + 100, "the packet reached the model"
     assert through.usage.total_tokens == through.usage.input_tokens + through.usage.output_tokens
+    off = via_proxy.responses.create(**ask, input=HELLO, extra_headers={"x-skills-mode": "off"})
+    plain = straight.responses.create(**ask, input=HELLO)
+    assert off.usage is not None and plain.usage is not None
+    assert off.usage.input_tokens == plain.usage.input_tokens and off.output_text == plain.output_text
+    figures["llama-server responses $skill"] = (
+        f"direct {direct.usage.input_tokens} / proxy {through.usage.input_tokens} input tokens")
 
 
 def test_a_streamed_response_arrives_as_semantic_events(via_proxy: openai.OpenAI) -> None:
@@ -250,16 +256,21 @@ def test_messages_turn_two_reuses_llama_servers_kv_cache(claude_via_proxy: anthr
 # --- Bad bodies: the server's own answer, untouched ---------------------------------------------------------
 
 
+def test_a_responses_body_without_input_is_the_proxys_own_400(cpp_proxy: ProxyServer) -> None:
+    through = httpx.post(cpp_proxy.url + "/v1/responses", json={"model": MODEL_ALIAS}, timeout=30)
+    assert through.status_code == 400
+    error = through.json()["error"]
+    assert "`input`" in error["message"] and error["type"] == "invalid_request_error"
+
+
 @pytest.mark.parametrize(("path", "body"), [
-    ("/v1/responses", {"model": MODEL_ALIAS}),
     ("/v1/messages", {"model": MODEL_ALIAS, "max_tokens": 8}),
     ("/v1/messages/count_tokens", {"model": MODEL_ALIAS}),
 ])
 def test_a_bad_body_gets_the_servers_own_error_untouched(path: str, body: dict[str, Any],
                                                         llama_cpp_server: LlamaCppServer,
                                                         cpp_proxy: ProxyServer) -> None:
-    """llama-server says 400 to a Responses body without `input`, and 500 to a Messages body without
-    `messages`; until the proxy reads these surfaces, the client gets exactly that."""
+    """llama-server says 500 to a Messages body without `messages`; the client gets exactly that."""
     direct = httpx.post(llama_cpp_server.url + path, json=body, timeout=30)
     through = httpx.post(cpp_proxy.url + path, json=body, timeout=30)
     assert direct.status_code >= 400
