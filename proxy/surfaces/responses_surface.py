@@ -117,8 +117,11 @@ class ResponsesSurface:
         forwarded = dict(body)
         if "input" in body or conversation.turns:
             forwarded["input"] = conversation.written()
-        if not system_in_input(conversation) and conversation.system is not None:
-            forwarded["instructions"] = written_instructions(conversation)
+        if not system_in_input(conversation):
+            if conversation.system is not None:
+                forwarded["instructions"] = written_instructions(conversation)
+            elif isinstance(body.get("instructions"), str):
+                del forwarded["instructions"]  # the system turn was left out (a `context: fork` skill)
         return forwarded
 
     def tool_mode_for(self, configured: str, body: dict[str, Any],
