@@ -23,11 +23,10 @@ from fastapi.responses import JSONResponse, Response
 
 from proxy.core.tools.rounds import ToolRounds
 from proxy.errors import ProxyError, completion_object
-from proxy.relay.streaming import EventBuffer
 from proxy.surfaces.anthropic_errors import ANTHROPIC_ERRORS
 from proxy.surfaces.anthropic_stream_round import AnthropicOutcome, AnthropicStreamRound, Counter, closing_events
 from proxy.surfaces.anthropic_tool_format import ANTHROPIC_TOOL_FORMAT, tool_name
-from proxy.surfaces.chat_stream_round import iter_events
+from proxy.surfaces.sse_rounds import round_events
 from proxy.tool_loop import Completion
 from proxy.upstream.client import UpstreamResponse
 
@@ -66,17 +65,9 @@ class AnthropicToolLoopWire:
     def stream_round(self, ours: frozenset[str], response_id: Any) -> AnthropicStreamRound:
         return AnthropicStreamRound(ours, response_id, self._counter)
 
-    async def round_bytes(self, answer: UpstreamResponse, round_: AnthropicStreamRound) -> AsyncIterator[bytes]:
-        buffer = EventBuffer()
-        async for chunk in answer.iter_bytes():
-            for event in iter_events(buffer.feed(chunk)):
-                out = round_.feed(event)
-                if out:
-                    yield out
-        if buffer.rest.strip():
-            out = round_.feed(buffer.rest.rstrip(b"\r\n") + b"\n\n")
-            if out:
-                yield out
+    def round_bytes(self, answer: UpstreamResponse, round_: AnthropicStreamRound) -> AsyncIterator[bytes]:
+        """The client-bound bytes of one streamed round, whole events at a time."""
+        return round_events(answer, round_)
 
     def closing_frames(self, outcome: AnthropicOutcome, usage: dict[str, Any] | None, response_id: Any,
                        one_round: bool) -> list[bytes]:

@@ -23,9 +23,9 @@ from fastapi.responses import JSONResponse, Response
 from proxy.core.sse import DONE_FRAME
 from proxy.core.tools.rounds import ToolRounds
 from proxy.errors import ProxyError, completion_object, sse_error_frame
-from proxy.relay.streaming import EventBuffer
-from proxy.surfaces.chat_stream_round import RoundOutcome, StreamRound, closing_chunks, continuing_chunks, iter_events
+from proxy.surfaces.chat_stream_round import RoundOutcome, StreamRound, closing_chunks, continuing_chunks
 from proxy.surfaces.chat_tool_format import CHAT_TOOL_FORMAT, function_name
+from proxy.surfaces.sse_rounds import round_events
 from proxy.tool_loop import Completion
 from proxy.upstream.client import UpstreamResponse
 
@@ -58,18 +58,9 @@ class ChatToolLoopWire:
     def stream_round(self, ours: frozenset[str], response_id: Any) -> StreamRound:
         return StreamRound(ours, response_id)
 
-    async def round_bytes(self, answer: UpstreamResponse, round_: StreamRound) -> AsyncIterator[bytes]:
+    def round_bytes(self, answer: UpstreamResponse, round_: StreamRound) -> AsyncIterator[bytes]:
         """The client-bound bytes of one streamed round, whole events at a time."""
-        buffer = EventBuffer()
-        async for chunk in answer.iter_bytes():
-            for event in iter_events(buffer.feed(chunk)):
-                out = round_.feed(event)
-                if out:
-                    yield out
-        if buffer.rest.strip():  # a last event the upstream did not end with a blank line
-            out = round_.feed(buffer.rest.rstrip(b"\r\n") + b"\n\n")
-            if out:
-                yield out
+        return round_events(answer, round_)
 
     def closing_frames(self, outcome: RoundOutcome, usage: dict[str, Any] | None, response_id: Any,
                        one_round: bool) -> list[bytes]:
