@@ -30,6 +30,7 @@ from proxy.core.turns.conversation import (
     Turn,
 )
 from proxy.core.turns.records import canonical_message
+from proxy.surfaces.content_parts import read_content, written_content
 
 _SYSTEM_ROLES = ("system", "developer")
 
@@ -42,7 +43,7 @@ class ChatMessages:
             return Turn("", (), TextForm.NONE, raw)
         role = raw.get("role")
         role = Role.SYSTEM if role in _SYSTEM_ROLES else role if isinstance(role, str) else ""
-        form, parts = _content(raw.get("content"))
+        form, parts = read_content(raw.get("content"), _part)
         if role == Role.TOOL:
             parts = (*parts, ToolResultPart(raw.get("tool_call_id"), raw.get("content")))
         calls = raw.get("tool_calls")
@@ -54,7 +55,7 @@ class ChatMessages:
         if not turn.rewritten:
             return turn.raw
         base = turn.raw if isinstance(turn.raw, dict) else {"role": str(turn.role)}
-        return {**base, "content": _written_content(turn)}
+        return {**base, "content": written_content(turn, "text")}
 
     def write(self, conversation: Conversation) -> Any:
         """The `messages` list; a conversation with no turns goes back as the client sent it."""
@@ -88,14 +89,6 @@ def is_user(message: Any) -> bool:
     return CHAT_MESSAGES.read_turn(message).is_user
 
 
-def _content(content: Any) -> tuple[TextForm, tuple[Part, ...]]:
-    if isinstance(content, str):
-        return TextForm.PLAIN, (TextPart(content, content),)
-    if isinstance(content, list):
-        return TextForm.PARTS, tuple([_part(part) for part in content])
-    return TextForm.NONE, ()
-
-
 def _part(part: Any) -> Part:
     if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str):
         return TextPart(part["text"], part)
@@ -107,19 +100,3 @@ def _call(call: dict[str, Any]) -> ToolCallPart:
     name = function.get("name") if isinstance(function, Mapping) else None
     arguments = function.get("arguments") if isinstance(function, Mapping) else None
     return ToolCallPart(call.get("id"), name if isinstance(name, str) else "", arguments, call)
-
-
-def _written_content(turn: Turn) -> Any:
-    if turn.form == TextForm.PLAIN:
-        return turn.text
-    if turn.form == TextForm.PARTS:
-        return [_written_part(part) for part in turn.parts if isinstance(part, (TextPart, OpaquePart))]
-    return turn.raw.get("content") if isinstance(turn.raw, dict) else None
-
-
-def _written_part(part: TextPart | OpaquePart) -> Any:
-    if isinstance(part, OpaquePart):
-        return part.raw
-    if isinstance(part.raw, Mapping):
-        return part.raw if part.raw.get("text") == part.text else {**part.raw, "text": part.text}
-    return {"type": "text", "text": part.text}
