@@ -2,13 +2,14 @@
 
 What lives here: `ChatMessages`, the `TurnWire` of Chat Completions, and
 `read_messages`, which reads a request's `messages` (any JSON value) into a
-`Conversation`. A leading `system` or `developer` message is the system
-turn; `content` is one text (a string), a list of parts (`text` parts are
-text, every other part is opaque and keeps its place) or nothing the proxy
-rewrites; an assistant's `tool_calls` are tool-call parts; a `tool` message
-is a tool result. Writing back, a turn the proxy did not rewrite is the
-client's own object; a rewritten one is the client's object with a new
-`content` (in the same key position), its unchanged parts the client's own.
+`Conversation` through `read_message_list` (which Ollama's `messages` share).
+A leading `system` or `developer` message is the system turn; `content` is
+one text (a string), a list of parts (`text` parts are text, every other
+part is opaque and keeps its place) or nothing the proxy rewrites; an
+assistant's `tool_calls` are tool-call parts; a `tool` message is a tool
+result. Writing back, a turn the proxy did not rewrite is the client's own
+object; a rewritten one is the client's object with a new `content` (in the
+same key position), its unchanged parts the client's own.
 
 What must not: decide anything about skills, or change a message in place.
 """
@@ -28,6 +29,7 @@ from proxy.core.turns.conversation import (
     ToolCallPart,
     ToolResultPart,
     Turn,
+    TurnWire,
 )
 from proxy.core.turns.records import canonical_message
 from proxy.surfaces.content_parts import read_content, written_content
@@ -72,12 +74,18 @@ CHAT_MESSAGES = ChatMessages()
 
 def read_messages(messages: Any) -> Conversation:
     """The conversation in a request's `messages`; anything but a non-empty list has no turns."""
+    return read_message_list(messages, CHAT_MESSAGES)
+
+
+def read_message_list(messages: Any, wire: TurnWire) -> Conversation:
+    """The conversation in a `messages` list read by `wire`, a leading system message its system turn;
+    anything but a non-empty list has no turns."""
     if not isinstance(messages, list) or not messages:
-        return Conversation((), CHAT_MESSAGES, raw=messages)
-    turns = tuple(CHAT_MESSAGES.read_turn(m) for m in messages)
+        return Conversation((), wire, raw=messages)
+    turns = tuple(wire.read_turn(m) for m in messages)
     if turns[0].is_system:
-        return Conversation(turns[1:], CHAT_MESSAGES, turns[0], messages)
-    return Conversation(turns, CHAT_MESSAGES, None, messages)
+        return Conversation(turns[1:], wire, turns[0], messages)
+    return Conversation(turns, wire, None, messages)
 
 
 def message_text(message: Any) -> str:
