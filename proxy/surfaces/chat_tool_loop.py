@@ -18,13 +18,14 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any
 
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import Response
 
 from proxy.core.sse import DONE_FRAME
 from proxy.core.tools.rounds import ToolRounds
 from proxy.errors import ProxyError, completion_object, sse_error_frame
 from proxy.surfaces.chat_stream_round import RoundOutcome, StreamRound, closing_chunks, continuing_chunks
 from proxy.surfaces.chat_tool_format import CHAT_TOOL_FORMAT, function_name
+from proxy.surfaces.final_answer import final_json_answer, with_usage
 from proxy.surfaces.sse_rounds import round_events
 from proxy.tool_loop import Completion
 from proxy.upstream.client import UpstreamResponse
@@ -47,13 +48,7 @@ class ChatToolLoopWire:
 
     def final_response(self, answer: UpstreamResponse, raw: bytes, completion: Completion, response_id: Any,
                        usage: dict[str, Any] | None, rounds_run: int) -> Response:
-        headers = {k: v for k, v in answer.headers if k.lower() not in ("content-type", "content-length")}
-        if rounds_run == 0:  # the model did not use the proxy's tools: the upstream's own bytes
-            return Response(raw, answer.status, headers=headers, media_type=answer.content_type or "application/json")
-        data = {**completion.data, "id": response_id}
-        if usage is not None:
-            data["usage"] = usage
-        return JSONResponse(data, answer.status, headers=headers)
+        return final_json_answer(answer, raw, rounds_run, with_usage({**completion.data, "id": response_id}, usage))
 
     def stream_round(self, ours: frozenset[str], response_id: Any) -> StreamRound:
         return StreamRound(ours, response_id)
