@@ -61,7 +61,7 @@ class ChatToolFormat:
             if not isinstance(function, Mapping):
                 continue
             found.append(ToolCall(str(part.get("id") or ""), str(function.get("name") or ""),
-                                  _arguments_text(function.get("arguments")), position))
+                                  arguments_text(function.get("arguments")), position))
         return found
 
     def assistant_message(self, content: str | None, calls: Sequence[ToolCall]) -> dict[str, Any]:
@@ -97,8 +97,9 @@ class ChatToolFormat:
 CHAT_TOOL_FORMAT = ChatToolFormat()
 
 
-def _arguments_text(arguments: Any) -> str:
-    """Arguments as the JSON string OpenAI sends; some servers send an object."""
+def arguments_text(arguments: Any) -> str:
+    """A call's arguments as the JSON text OpenAI sends; some servers (and Ollama, and Responses on some
+    servers) send an object."""
     if arguments is None:
         return ""
     if isinstance(arguments, str):

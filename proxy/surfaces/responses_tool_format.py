@@ -19,7 +19,6 @@ What must not: decide whether the loop goes on, run tools, or send requests.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -27,6 +26,7 @@ from proxy.core.tools.calls import ToolCall
 from proxy.core.tools.rounds import CallResult, MixedRound, ToolRound, ToolRounds
 from proxy.core.tools.skill_tools import ToolSpec
 from proxy.core.turns.records import MixedCall
+from proxy.surfaces.chat_tool_format import arguments_text
 from proxy.surfaces.responses_input import FUNCTION_CALL, FUNCTION_CALL_OUTPUT
 from proxy.surfaces.tool_list import add_tools, remove_tools
 
@@ -76,7 +76,7 @@ class ResponsesToolFormat:
         for position, item in enumerate(output if isinstance(output, list) else []):
             if is_function_call(item):
                 found.append(ToolCall(str(item.get("call_id") or ""), tool_name(item) or "",
-                                      _arguments_text(item.get("arguments")), position))
+                                      arguments_text(item.get("arguments")), position))
         return found
 
     def round_items(self, round_: ToolRound) -> list[dict[str, Any]]:
@@ -120,11 +120,3 @@ def function_call_item(call: ToolCall) -> dict[str, Any]:
 
 def output_item(result: CallResult, call_id: str | None = None) -> dict[str, Any]:
     return {"type": FUNCTION_CALL_OUTPUT, "call_id": call_id or result.call.id, "output": result.content}
-
-
-def _arguments_text(arguments: Any) -> str:
-    if arguments is None:
-        return ""
-    if isinstance(arguments, str):
-        return arguments
-    return json.dumps(arguments, ensure_ascii=False)
