@@ -42,7 +42,7 @@ from proxy.metrics import Metrics
 from proxy.middleware import OPEN_PATHS, DisconnectWatch, RequestContext, RequestObserver
 from proxy.relay.body_model import upstream_for_body
 from proxy.relay.forwarding import Forwarder
-from proxy.request_body import CHAT_REQUEST_DOC, capped_stream, check_declared_length
+from proxy.request_body import CHAT_REQUEST_DOC
 from proxy.request_record import request_id_of, request_record
 from proxy.settings import Settings
 from proxy.skills_api.routes import SkillsApi
@@ -179,15 +179,8 @@ class _Routes:
                        "(and /healthz, /readyz, /metrics)")
 
     async def forward(self, request: Request, path: str) -> Response:
-        check_declared_length(request, self.settings.max_body_bytes)
-        has_body = "content-length" in request.headers or "transfer-encoding" in request.headers
-        body_done = asyncio.Event()
-        content = capped_stream(request, self.settings.max_body_bytes, body_done) if has_body else None
-        if content is None:
-            body_done.set()
-        async with DisconnectWatch(request.receive, body_done) as watch:
-            answer = await watch.guard(self._send_to_chosen(request, path, content))
-            return await self.forwarder.respond(answer, watch)
+        return await self.forwarder.pass_through(request, self.settings.max_body_bytes,
+                                                 lambda content: self._send_to_chosen(request, path, content))
 
     async def _send_to_chosen(self, request: Request, path: str, content: Any) -> UpstreamResponse:
         """With `upstreams:`, sent where the body's `model` (or `/models/ID`) says; else to the default."""

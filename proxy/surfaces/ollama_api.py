@@ -15,16 +15,13 @@ What must not: change a request or an answer, or know about skills.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping
 from typing import Any
 
 from fastapi import Request, Response
 
-from proxy.middleware import DisconnectWatch
 from proxy.relay.body_model import upstream_for_body
 from proxy.relay.forwarding import Forwarder
-from proxy.request_body import capped_stream, check_declared_length
 from proxy.settings import Settings
 from proxy.surfaces.ollama_errors import OLLAMA_ERRORS
 from proxy.upstream.client import Upstream, UpstreamResponse
@@ -37,15 +34,9 @@ class OllamaApi:
         self.upstreams = forwarder.upstreams
 
     async def forward(self, request: Request, path: str) -> Response:
-        check_declared_length(request, self.settings.max_body_bytes)
-        has_body = "content-length" in request.headers or "transfer-encoding" in request.headers
-        body_done = asyncio.Event()
-        content = capped_stream(request, self.settings.max_body_bytes, body_done) if has_body else None
-        if content is None:
-            body_done.set()
-        async with DisconnectWatch(request.receive, body_done) as watch:
-            answer = await watch.guard(self._send(request, "api/" + path, content))
-            return await self.forwarder.respond(answer, watch, OLLAMA_ERRORS, whole_json=False)
+        return await self.forwarder.pass_through(request, self.settings.max_body_bytes,
+                                                 lambda content: self._send(request, "api/" + path, content),
+                                                 OLLAMA_ERRORS, whole_json=False)
 
     async def _send(self, request: Request, path: str, content: Any) -> UpstreamResponse:
         upstream: Upstream | None = None
