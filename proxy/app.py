@@ -32,7 +32,6 @@ from fastapi import FastAPI, Request, Response
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
-from proxy.core import json_codec
 from proxy.engine.preprocess_runner import ChatPreprocessor
 from proxy.errors import OPENAI_ERRORS, BadRequest, ErrorCode, ErrorShape, NotFound, UpstreamError, error_body
 from proxy.http_methods import ALL_METHODS
@@ -41,8 +40,9 @@ from proxy.inspect.routes import PAGE_PATHS, InspectPage
 from proxy.inspect.routes import register as register_inspect_page
 from proxy.metrics import Metrics
 from proxy.middleware import OPEN_PATHS, DisconnectWatch, RequestContext, RequestObserver
+from proxy.relay.body_model import upstream_for_body
 from proxy.relay.forwarding import Forwarder
-from proxy.request_body import CHAT_REQUEST_DOC, capped_stream, check_declared_length
+from proxy.request_body import CHAT_REQUEST_DOC
 from proxy.request_record import request_id_of, request_record
 from proxy.settings import Settings
 from proxy.skills_api.routes import SkillsApi
@@ -179,15 +179,8 @@ class _Routes:
                        "(and /healthz, /readyz, /metrics)")
 
     async def forward(self, request: Request, path: str) -> Response:
-        check_declared_length(request, self.settings.max_body_bytes)
-        has_body = "content-length" in request.headers or "transfer-encoding" in request.headers
-        body_done = asyncio.Event()
-        content = capped_stream(request, self.settings.max_body_bytes, body_done) if has_body else None
-        if content is None:
-            body_done.set()
-        async with DisconnectWatch(request.receive, body_done) as watch:
-            answer = await watch.guard(self._send_to_chosen(request, path, content))
-            return await self.forwarder.respond(answer, watch)
+        return await self.forwarder.pass_through(request, self.settings.max_body_bytes,
+                                                 lambda content: self._send_to_chosen(request, path, content))
 
     async def _send_to_chosen(self, request: Request, path: str, content: Any) -> UpstreamResponse:
         """With `upstreams:`, sent where the body's `model` (or `/models/ID`) says; else to the default."""
@@ -215,21 +208,6 @@ async def _chosen_upstream(upstreams: Upstreams, request: Request, path: str, co
     """The upstream for a passthrough request, and its body (read whole when it had to be looked into)."""
     if request.method == "GET" and path.startswith("models/"):
         return upstreams.for_model(path[len("models/"):]), content
-    if content is None or not _may_be_json(request.headers.get("content-type", "")):
-        return upstreams.default, content
-    raw = b"".join([chunk async for chunk in content])
-    return upstreams.for_model(_model_in(raw)), raw
-
-
-def _may_be_json(content_type: str) -> bool:
-    """JSON, or no type, or curl's default for `-d`; not an upload (multipart, audio, octet-stream)."""
-    kind = content_type.split(";")[0].strip().lower()
-    return kind in ("", "application/x-www-form-urlencoded") or "json" in kind
-
-
-def _model_in(raw: bytes) -> Any:
-    try:
-        body = json_codec.loads(raw)
-    except ValueError:
-        return None
-    return body.get("model") if isinstance(body, dict) else None
+    upstream, content = await upstream_for_body(upstreams, request.headers.get("content-type", ""), content,
+                                                lambda body: body.get("model"))
+    return upstream or upstreams.default, content

@@ -4,17 +4,19 @@ What lives here: `Forwarder.send` (the upstream URL and headers for a client
 request, to the upstream the caller chose or the default one; a passthrough
 body of a declared length up to 1 MiB is read first, so that a request meeting
 a keep-alive connection the upstream closed can be sent again; the upstream's
-name and time are noted for the request log), `Forwarder.respond`
-(an error answer in the surface's error shape, OpenAI's by default; a chat completion that is not
-an event stream read whole first, so that an answer that breaks off, stalls
-past `read_timeout` or is not JSON at all becomes a 502/504 the client can act
-on rather than a cut connection or an HTML page; anything else relayed as it
-comes) and `streaming_response`.
+name and time are noted for the request log), `Forwarder.respond` (an error
+answer in the surface's error shape, OpenAI's by default; a chat completion
+that is not an event stream read whole first, so that an answer that breaks
+off, stalls past `read_timeout` or is not JSON at all becomes a 502/504 the
+client can act on rather than a cut connection or an HTML page; anything
+else relayed as it comes), `Forwarder.pass_through` (a request's body
+streamed upstream, capped, and the answer relayed) and `streaming_response`.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable, AsyncIterator
+import asyncio
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Coroutine
 from typing import Any
 
 from fastapi import Request, Response
@@ -26,6 +28,7 @@ from proxy.errors import OPENAI_ERRORS, ClientDisconnected, ErrorShape, completi
 from proxy.middleware import DisconnectWatch
 from proxy.relay.relay_response import RelayResponse
 from proxy.relay.streaming import relay, stream_headers
+from proxy.request_body import capped_stream, check_declared_length
 from proxy.request_record import request_record
 from proxy.upstream.client import Upstream, UpstreamResponse
 from proxy.upstream.upstreams import Upstreams
@@ -54,6 +57,21 @@ class Forwarder:
             raise ClientDisconnected() from None
         record.upstream_ms = answer.upstream_ms
         return answer
+
+    async def pass_through(self, request: Request, max_body_bytes: int,
+                           send: Callable[[Any], Coroutine[Any, Any, UpstreamResponse]],
+                           errors: ErrorShape = OPENAI_ERRORS, whole_json: bool | None = None) -> Response:
+        """A passthrough: the request's body (None when it declares none) streamed to `send`, capped at
+        `max_body_bytes`, and the answer relayed by `respond`; a client that goes away cancels both."""
+        check_declared_length(request, max_body_bytes)
+        has_body = "content-length" in request.headers or "transfer-encoding" in request.headers
+        body_done = asyncio.Event()
+        content = capped_stream(request, max_body_bytes, body_done) if has_body else None
+        if content is None:
+            body_done.set()
+        async with DisconnectWatch(request.receive, body_done) as watch:
+            answer = await watch.guard(send(content))
+            return await self.respond(answer, watch, errors, whole_json)
 
     async def respond(self, answer: UpstreamResponse, watch: DisconnectWatch, errors: ErrorShape = OPENAI_ERRORS,
                       whole_json: bool | None = None) -> Response:

@@ -1,11 +1,12 @@
 """Relaying an NDJSON answer (one JSON object per line, Ollama's stream) as it arrives.
 
 What lives here: `LineBuffer`, which cuts bytes into whole lines, and
-`relay_lines`, the body iterator for an `application/x-ndjson` answer: bytes
-go out up to the last complete line as soon as it is whole, never
-re-serialised, so a failure after the stream began can be framed as a line of
-its own (the surface's `stream_frame`: `{"error": "..."}` for Ollama), and a
-stream that ends before its first line is such a failure too. A line has no
+`relay_lines`, the body iterator for an `application/x-ndjson` answer
+(`relay_whole_units` over a `LineBuffer`): bytes go out up to the last
+complete line as soon as it is whole, never re-serialised, so a failure
+after the stream began can be framed as a line of its own (the surface's
+`stream_frame`: `{"error": "..."}` for Ollama), and a stream that ends
+before its first line is such a failure too. A line has no
 size limit (an image in base64 may be megabytes). The upstream response is
 closed in every case.
 
@@ -16,12 +17,10 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 
-import structlog
-
-from proxy.errors import ErrorShape, ProxyError, empty_stream_error
+from proxy.errors import ErrorShape
+from proxy.relay.framed import relay_whole_units
 from proxy.upstream.client import UpstreamResponse
 
-log = structlog.get_logger("proxy.streaming")
 
 class LineBuffer:
     """Bytes in as they arrive; out, the bytes up to the end of the last whole line."""
@@ -49,21 +48,6 @@ def iter_lines(data: bytes) -> list[bytes]:
     return data.splitlines(keepends=True)
 
 
-async def relay_lines(upstream: UpstreamResponse, errors: ErrorShape) -> AsyncIterator[bytes]:
+def relay_lines(upstream: UpstreamResponse, errors: ErrorShape) -> AsyncIterator[bytes]:
     """NDJSON bytes, whole lines at a time; a failure becomes an error line in the surface's shape."""
-    lines, received = LineBuffer(), False
-    try:
-        async for chunk in upstream.iter_bytes():
-            received = received or bool(chunk.strip())
-            complete = lines.feed(chunk)
-            if complete:
-                yield complete
-        if lines.rest:
-            yield lines.rest
-        if not received:
-            raise empty_stream_error(upstream.url)
-    except ProxyError as error:
-        log.warning("stream_error_framed", dropped_bytes=len(lines.rest), code=error.code)
-        yield errors.stream_frame(error)
-    finally:
-        await upstream.aclose()
+    return relay_whole_units(upstream, LineBuffer(), errors)

@@ -3,7 +3,8 @@
 What lives here: the body iterators handed to the response, and `EventBuffer`,
 which cuts bytes into whole SSE events. Bytes are never re-serialised: what the
 client gets is what the upstream sent, comments, odd lines and all, and a
-stream that ends without `[DONE]` ends without it. For SSE, bytes are passed
+stream that ends without `[DONE]` ends without it. For SSE (`relay_events`:
+`relay_whole_units` over an `EventBuffer`), bytes are passed
 on up to the last complete event (the blank line that ends it), so an event
 split across reads is sent as soon as it is whole and an error after the
 stream began can be framed cleanly: `data: {"error": ...}` then
@@ -20,14 +21,11 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 
-import structlog
-
 from proxy.core.sse import EVENT_END, LONGEST_EVENT_END
-from proxy.errors import OPENAI_ERRORS, ErrorShape, ProxyError, empty_stream_error
+from proxy.errors import OPENAI_ERRORS, ErrorShape
+from proxy.relay.framed import relay_whole_units
 from proxy.relay.ndjson import relay_lines
 from proxy.upstream.client import UpstreamResponse
-
-log = structlog.get_logger("proxy.streaming")
 
 SSE_HEADERS = (("cache-control", "no-cache"), ("x-accel-buffering", "no"))
 
@@ -54,25 +52,10 @@ class EventBuffer:
         return complete
 
 
-async def relay_events(upstream: UpstreamResponse,
-                       errors: ErrorShape = OPENAI_ERRORS) -> AsyncIterator[bytes]:
+def relay_events(upstream: UpstreamResponse,
+                 errors: ErrorShape = OPENAI_ERRORS) -> AsyncIterator[bytes]:
     """SSE bytes, whole events at a time; a failure becomes an error event in the surface's shape."""
-    events, received = EventBuffer(), False
-    try:
-        async for chunk in upstream.iter_bytes():
-            received = received or bool(chunk.strip())
-            complete = events.feed(chunk)
-            if complete:
-                yield complete
-        if events.rest:
-            yield events.rest
-        if not received:
-            raise empty_stream_error(upstream.url)
-    except ProxyError as error:
-        log.warning("stream_error_framed", dropped_bytes=len(events.rest), code=error.code)
-        yield errors.stream_frame(error)
-    finally:
-        await upstream.aclose()
+    return relay_whole_units(upstream, EventBuffer(), errors)
 
 
 async def relay_bytes(upstream: UpstreamResponse) -> AsyncIterator[bytes]:

@@ -39,6 +39,7 @@ from proxy.core.turns.conversation import (
     ToolResultPart,
     Turn,
 )
+from proxy.surfaces.content_parts import read_content, written_text_part
 
 CACHE_CONTROL = "cache_control"
 SYSTEM_IDENTITY = "system"
@@ -56,12 +57,12 @@ class AnthropicMessages:
 
     def read_turn(self, raw: Any) -> Turn:
         if isinstance(raw, SystemPrompt):
-            form, parts = _content(raw.value)
+            form, parts = read_content(raw.value, _block)
             return Turn(Role.SYSTEM, parts, form, raw)
         if not isinstance(raw, dict):
             return Turn("", (), TextForm.NONE, raw)
         role = raw.get("role")
-        form, parts = _content(raw.get("content"))
+        form, parts = read_content(raw.get("content"), _block)
         return Turn(role if isinstance(role, str) else "", parts, form, raw)
 
     def write_turn(self, turn: Turn) -> Any:
@@ -111,14 +112,6 @@ def without_cache_control(value: Any) -> Any:
     return value
 
 
-def _content(content: Any) -> tuple[TextForm, tuple[Part, ...]]:
-    if isinstance(content, str):
-        return TextForm.PLAIN, (TextPart(content, content),)
-    if isinstance(content, list):
-        return TextForm.PARTS, tuple([_block(block) for block in content])
-    return TextForm.NONE, ()
-
-
 def _block(block: Any) -> Part:
     kind = block.get("type") if isinstance(block, dict) else None
     if kind == "text" and isinstance(block.get("text"), str):
@@ -145,8 +138,4 @@ def _written_content(turn: Turn) -> Any:
 
 
 def _written_block(part: Part) -> Any:
-    if not isinstance(part, TextPart):
-        return part.raw
-    if isinstance(part.raw, Mapping):
-        return part.raw if part.raw.get("text") == part.text else {**part.raw, "text": part.text}
-    return {"type": "text", "text": part.text}
+    return written_text_part(part, "text") if isinstance(part, TextPart) else part.raw

@@ -27,7 +27,7 @@ from typing import Any
 
 from proxy.core import json_codec
 from proxy.core.tools.calls import ToolCall
-from proxy.surfaces.chat_stream_round import event_data
+from proxy.surfaces.sse_rounds import EventTally
 
 
 @dataclass
@@ -70,22 +70,16 @@ class AnthropicStreamRound:
         self._usage: dict[str, Any] | None = None
         self._held: list[tuple[dict[str, Any], bytes]] = []
         self._saw_error = False
-        self._events = 0
-        self._skipped = 0
+        self._tally = EventTally()
         self._calls = 0
 
     def feed(self, raw: bytes) -> bytes:
         """The bytes to send the client now for one whole event (possibly none)."""
-        self._events += 1
-        data = event_data(raw)
-        if data is None:
-            return raw if all(line.startswith(b":") for line in raw.splitlines() if line.strip()) else self._skip()
-        try:
-            event = json_codec.loads(data)
-        except ValueError:
-            return self._skip()
-        if not isinstance(event, dict):
-            return self._skip()
+        event = self._tally.read(raw)
+        if event is None:
+            return self._tally.skip()  # `data: [DONE]` is no Anthropic event: no client could read it
+        if isinstance(event, bytes):
+            return event
         kind = event.get("type")
         if kind == "message_start":
             return self._message_start(event, raw)
@@ -106,11 +100,7 @@ class AnthropicStreamRound:
         calls = [ToolCall(c.id, c.name, "".join(b.arguments) or c.arguments, c.index)
                  for b in self._blocks.values() if (c := b.call) is not None]
         return AnthropicOutcome("".join(self._text), calls, self._usage, self._held, self._saw_error,
-                                self._events, self._skipped)
-
-    def _skip(self) -> bytes:
-        self._skipped += 1
-        return b""
+                                self._tally.events, self._tally.skipped)
 
     def _message_start(self, event: dict[str, Any], raw: bytes) -> bytes:
         message = event.get("message")

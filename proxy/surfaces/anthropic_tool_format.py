@@ -24,6 +24,7 @@ from proxy.core.tools.calls import ToolCall
 from proxy.core.tools.rounds import CallResult, MixedRound, ToolRound, ToolRounds
 from proxy.core.tools.skill_tools import ToolSpec
 from proxy.core.turns.records import MixedCall
+from proxy.surfaces.tool_list import add_tools, remove_tools
 
 
 def anthropic_tool(spec: ToolSpec) -> dict[str, Any]:
@@ -55,23 +56,11 @@ class AnthropicToolFormat:
     def add_tools(self, body: Mapping[str, Any],
                   definitions: Sequence[Mapping[str, Any]]) -> tuple[dict[str, Any], frozenset[str]]:
         """The request with our tools after the client's, and the names actually added."""
-        tools = body.get("tools")
-        client_tools: list[Any] = tools if isinstance(tools, list) else []
-        taken = {tool_name(tool) for tool in client_tools}
-        ours = [dict(d) for d in definitions if tool_name(d) not in taken]
-        if not ours:
-            return dict(body), frozenset()
-        return {**body, "tools": [*client_tools, *ours]}, frozenset(name for d in ours if (name := tool_name(d)))
+        return add_tools(body, definitions, tool_name)
 
     def remove_tools(self, body: Mapping[str, Any], names: frozenset[str]) -> dict[str, Any]:
         """The request without the tools named (and without `tools` and `tool_choice` when none is left)."""
-        kept = [t for t in body.get("tools") or [] if tool_name(t) not in names]
-        result = {k: v for k, v in body.items() if k != "tools"}
-        if kept:
-            result["tools"] = kept
-        elif "tool_choice" in result:
-            del result["tool_choice"]
-        return result
+        return remove_tools(body, names, tool_name)
 
     def calls_in_content(self, content: Any) -> list[ToolCall]:
         """The `tool_use` blocks of an answer's content, in order."""

@@ -19,15 +19,15 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any
 
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import Response
 
 from proxy.core.tools.rounds import ToolRounds
 from proxy.errors import ProxyError, completion_object
-from proxy.relay.streaming import EventBuffer
 from proxy.surfaces.anthropic_errors import ANTHROPIC_ERRORS
 from proxy.surfaces.anthropic_stream_round import AnthropicOutcome, AnthropicStreamRound, Counter, closing_events
 from proxy.surfaces.anthropic_tool_format import ANTHROPIC_TOOL_FORMAT, tool_name
-from proxy.surfaces.chat_stream_round import iter_events
+from proxy.surfaces.final_answer import final_json_answer, with_usage
+from proxy.surfaces.sse_rounds import round_events
 from proxy.tool_loop import Completion
 from proxy.upstream.client import UpstreamResponse
 
@@ -55,28 +55,14 @@ class AnthropicToolLoopWire:
 
     def final_response(self, answer: UpstreamResponse, raw: bytes, completion: Completion, response_id: Any,
                        usage: dict[str, Any] | None, rounds_run: int) -> Response:
-        headers = {k: v for k, v in answer.headers if k.lower() not in ("content-type", "content-length")}
-        if rounds_run == 0:
-            return Response(raw, answer.status, headers=headers, media_type=answer.content_type or "application/json")
-        data = {**completion.data, "id": response_id}
-        if usage is not None:
-            data["usage"] = usage
-        return JSONResponse(data, answer.status, headers=headers)
+        return final_json_answer(answer, raw, rounds_run, with_usage({**completion.data, "id": response_id}, usage))
 
     def stream_round(self, ours: frozenset[str], response_id: Any) -> AnthropicStreamRound:
         return AnthropicStreamRound(ours, response_id, self._counter)
 
-    async def round_bytes(self, answer: UpstreamResponse, round_: AnthropicStreamRound) -> AsyncIterator[bytes]:
-        buffer = EventBuffer()
-        async for chunk in answer.iter_bytes():
-            for event in iter_events(buffer.feed(chunk)):
-                out = round_.feed(event)
-                if out:
-                    yield out
-        if buffer.rest.strip():
-            out = round_.feed(buffer.rest.rstrip(b"\r\n") + b"\n\n")
-            if out:
-                yield out
+    def round_bytes(self, answer: UpstreamResponse, round_: AnthropicStreamRound) -> AsyncIterator[bytes]:
+        """The client-bound bytes of one streamed round, whole events at a time."""
+        return round_events(answer, round_)
 
     def closing_frames(self, outcome: AnthropicOutcome, usage: dict[str, Any] | None, response_id: Any,
                        one_round: bool) -> list[bytes]:

@@ -2,13 +2,14 @@
 
 What lives here: `ChatMessages`, the `TurnWire` of Chat Completions, and
 `read_messages`, which reads a request's `messages` (any JSON value) into a
-`Conversation`. A leading `system` or `developer` message is the system
-turn; `content` is one text (a string), a list of parts (`text` parts are
-text, every other part is opaque and keeps its place) or nothing the proxy
-rewrites; an assistant's `tool_calls` are tool-call parts; a `tool` message
-is a tool result. Writing back, a turn the proxy did not rewrite is the
-client's own object; a rewritten one is the client's object with a new
-`content` (in the same key position), its unchanged parts the client's own.
+`Conversation` through `read_message_list` (which Ollama's `messages` share).
+A leading `system` or `developer` message is the system turn; `content` is
+one text (a string), a list of parts (`text` parts are text, every other
+part is opaque and keeps its place) or nothing the proxy rewrites; an
+assistant's `tool_calls` are tool-call parts; a `tool` message is a tool
+result. Writing back, a turn the proxy did not rewrite is the client's own
+object; a rewritten one is the client's object with a new `content` (in the
+same key position), its unchanged parts the client's own.
 
 What must not: decide anything about skills, or change a message in place.
 """
@@ -28,8 +29,10 @@ from proxy.core.turns.conversation import (
     ToolCallPart,
     ToolResultPart,
     Turn,
+    TurnWire,
 )
 from proxy.core.turns.records import canonical_message
+from proxy.surfaces.content_parts import read_content, written_content
 
 _SYSTEM_ROLES = ("system", "developer")
 
@@ -42,7 +45,7 @@ class ChatMessages:
             return Turn("", (), TextForm.NONE, raw)
         role = raw.get("role")
         role = Role.SYSTEM if role in _SYSTEM_ROLES else role if isinstance(role, str) else ""
-        form, parts = _content(raw.get("content"))
+        form, parts = read_content(raw.get("content"), _part)
         if role == Role.TOOL:
             parts = (*parts, ToolResultPart(raw.get("tool_call_id"), raw.get("content")))
         calls = raw.get("tool_calls")
@@ -54,7 +57,7 @@ class ChatMessages:
         if not turn.rewritten:
             return turn.raw
         base = turn.raw if isinstance(turn.raw, dict) else {"role": str(turn.role)}
-        return {**base, "content": _written_content(turn)}
+        return {**base, "content": written_content(turn, "text")}
 
     def write(self, conversation: Conversation) -> Any:
         """The `messages` list; a conversation with no turns goes back as the client sent it."""
@@ -71,12 +74,18 @@ CHAT_MESSAGES = ChatMessages()
 
 def read_messages(messages: Any) -> Conversation:
     """The conversation in a request's `messages`; anything but a non-empty list has no turns."""
+    return read_message_list(messages, CHAT_MESSAGES)
+
+
+def read_message_list(messages: Any, wire: TurnWire) -> Conversation:
+    """The conversation in a `messages` list read by `wire`, a leading system message its system turn;
+    anything but a non-empty list has no turns."""
     if not isinstance(messages, list) or not messages:
-        return Conversation((), CHAT_MESSAGES, raw=messages)
-    turns = tuple(CHAT_MESSAGES.read_turn(m) for m in messages)
+        return Conversation((), wire, raw=messages)
+    turns = tuple(wire.read_turn(m) for m in messages)
     if turns[0].is_system:
-        return Conversation(turns[1:], CHAT_MESSAGES, turns[0], messages)
-    return Conversation(turns, CHAT_MESSAGES, None, messages)
+        return Conversation(turns[1:], wire, turns[0], messages)
+    return Conversation(turns, wire, None, messages)
 
 
 def message_text(message: Any) -> str:
@@ -86,14 +95,6 @@ def message_text(message: Any) -> str:
 
 def is_user(message: Any) -> bool:
     return CHAT_MESSAGES.read_turn(message).is_user
-
-
-def _content(content: Any) -> tuple[TextForm, tuple[Part, ...]]:
-    if isinstance(content, str):
-        return TextForm.PLAIN, (TextPart(content, content),)
-    if isinstance(content, list):
-        return TextForm.PARTS, tuple([_part(part) for part in content])
-    return TextForm.NONE, ()
 
 
 def _part(part: Any) -> Part:
@@ -107,19 +108,3 @@ def _call(call: dict[str, Any]) -> ToolCallPart:
     name = function.get("name") if isinstance(function, Mapping) else None
     arguments = function.get("arguments") if isinstance(function, Mapping) else None
     return ToolCallPart(call.get("id"), name if isinstance(name, str) else "", arguments, call)
-
-
-def _written_content(turn: Turn) -> Any:
-    if turn.form == TextForm.PLAIN:
-        return turn.text
-    if turn.form == TextForm.PARTS:
-        return [_written_part(part) for part in turn.parts if isinstance(part, (TextPart, OpaquePart))]
-    return turn.raw.get("content") if isinstance(turn.raw, dict) else None
-
-
-def _written_part(part: TextPart | OpaquePart) -> Any:
-    if isinstance(part, OpaquePart):
-        return part.raw
-    if isinstance(part.raw, Mapping):
-        return part.raw if part.raw.get("text") == part.text else {**part.raw, "text": part.text}
-    return {"type": "text", "text": part.text}

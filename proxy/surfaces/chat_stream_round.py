@@ -23,31 +23,16 @@ What must not: know about HTTP, run tools, or decide whether to go on.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from proxy.core import json_codec
-from proxy.core.sse import DONE_FRAME, EVENT_END
+from proxy.core.sse import DONE_FRAME
 from proxy.core.tools.calls import ToolCall, add_usage
-
-
-def iter_events(data: bytes) -> Iterator[bytes]:
-    """Each whole SSE event in `data` (which holds only whole events), terminator included."""
-    start = 0
-    for match in EVENT_END.finditer(data):
-        yield data[start:match.end()]
-        start = match.end()
-    if start < len(data):
-        yield data[start:]
-
-
-def event_data(raw: bytes) -> str | None:
-    """The event's `data` (lines joined with newlines), or None when it has none."""
-    lines = [line[5:] for line in raw.decode("utf-8", "replace").splitlines() if line.startswith("data:")]
-    if not lines:
-        return None
-    return "\n".join(line[1:] if line.startswith(" ") else line for line in lines)
+from proxy.surfaces.sse_rounds import EventTally
+from proxy.surfaces.sse_rounds import event_data as event_data  # read here by the tests and other surfaces
+from proxy.surfaces.sse_rounds import iter_events as iter_events
 
 
 def encode_chunk(chunk: Mapping[str, Any]) -> bytes:
@@ -89,24 +74,16 @@ class StreamRound:
         self._held: list[tuple[dict[str, Any], bytes, bool]] = []
         self._saw_error = False
         self._saw_done = False
-        self._events = 0
-        self._skipped = 0
+        self._tally = EventTally()
 
     def feed(self, raw: bytes) -> bytes:
         """The bytes to send the client now for one whole event (possibly none)."""
-        self._events += 1
-        data = event_data(raw)
-        if data is None:
-            return raw if _only_comments(raw) else self._skip()
-        if data.strip() == "[DONE]":
+        chunk = self._tally.read(raw)
+        if chunk is None:  # data: [DONE]
             self._saw_done = True
             return b""
-        try:
-            chunk = json_codec.loads(data)
-        except ValueError:
-            return self._skip()
-        if not isinstance(chunk, dict):
-            return self._skip()
+        if isinstance(chunk, bytes):
+            return chunk
         if "error" in chunk:
             self._saw_error = True
             return raw
@@ -115,11 +92,7 @@ class StreamRound:
     def outcome(self) -> RoundOutcome:
         calls = [ToolCall(s.id, s.name, s.arguments, i) for i, s in sorted(self._slots.items())]
         return RoundOutcome("".join(self._content), calls, self._finish_reason, self._usage, self._held,
-                            self._saw_error, self._saw_done, self._events, self._skipped)
-
-    def _skip(self) -> bytes:
-        self._skipped += 1
-        return b""
+                            self._saw_error, self._saw_done, self._tally.events, self._tally.skipped)
 
     def _chunk(self, chunk: dict[str, Any], raw: bytes) -> bytes:
         if self.response_id is None and isinstance(chunk.get("id"), str):
@@ -215,11 +188,6 @@ def _choices(chunk: Mapping[str, Any]) -> list[Any]:
     """The chunk's `choices` when it is a list (some servers send odder things)."""
     choices = chunk.get("choices")
     return choices if isinstance(choices, list) else []
-
-
-def _only_comments(raw: bytes) -> bool:
-    """True for a keep-alive: nothing but comment lines (`: ping`) and blank lines."""
-    return all(line.startswith(b":") for line in raw.splitlines() if line.strip())
 
 
 def _is_empty(chunk: Mapping[str, Any], keep_role: bool = False) -> bool:

@@ -22,6 +22,7 @@ from proxy.core.tools.calls import ToolCall
 from proxy.core.tools.rounds import CallResult, MixedRound, ToolRound, ToolRounds
 from proxy.core.tools.skill_tools import ToolSpec
 from proxy.core.turns.records import MixedCall
+from proxy.surfaces.tool_list import add_tools, remove_tools
 
 
 def chat_tool(spec: ToolSpec) -> dict[str, Any]:
@@ -43,28 +44,13 @@ class ChatToolFormat:
 
     def add_tools(self, body: Mapping[str, Any],
                   definitions: Sequence[Mapping[str, Any]]) -> tuple[dict[str, Any], frozenset[str]]:
-        """The request with our tools after the client's, and the names actually added.
-
-        A client tool with the same name as ours wins: ours is left out, and calls
-        to that name belong to the client.
-        """
-        tools = body.get("tools")
-        client_tools: list[Any] = tools if isinstance(tools, list) else []
-        taken = {function_name(tool) for tool in client_tools}
-        ours = [dict(d) for d in definitions if function_name(d) not in taken]  # shared below: never changed
-        if not ours:
-            return dict(body), frozenset()
-        return {**body, "tools": [*client_tools, *ours]}, frozenset(name for d in ours if (name := function_name(d)))
+        """The request with our tools after the client's (a client tool of the same name wins), and the
+        names actually added."""
+        return add_tools(body, definitions, function_name)
 
     def remove_tools(self, body: Mapping[str, Any], names: frozenset[str]) -> dict[str, Any]:
         """The request without the tools named (and without `tools` at all if none is left)."""
-        kept = [t for t in body.get("tools") or [] if function_name(t) not in names]
-        result = {k: v for k, v in body.items() if k != "tools"}
-        if kept:
-            result["tools"] = kept
-        elif "tool_choice" in result:
-            del result["tool_choice"]
-        return result
+        return remove_tools(body, names, function_name)
 
     def calls_in_message(self, message: Any) -> list[ToolCall]:
         """The tool calls of a non-streamed assistant message, in order."""
@@ -75,7 +61,7 @@ class ChatToolFormat:
             if not isinstance(function, Mapping):
                 continue
             found.append(ToolCall(str(part.get("id") or ""), str(function.get("name") or ""),
-                                  _arguments_text(function.get("arguments")), position))
+                                  arguments_text(function.get("arguments")), position))
         return found
 
     def assistant_message(self, content: str | None, calls: Sequence[ToolCall]) -> dict[str, Any]:
@@ -111,8 +97,9 @@ class ChatToolFormat:
 CHAT_TOOL_FORMAT = ChatToolFormat()
 
 
-def _arguments_text(arguments: Any) -> str:
-    """Arguments as the JSON string OpenAI sends; some servers send an object."""
+def arguments_text(arguments: Any) -> str:
+    """A call's arguments as the JSON text OpenAI sends; some servers (and Ollama, and Responses on some
+    servers) send an object."""
     if arguments is None:
         return ""
     if isinstance(arguments, str):

@@ -15,15 +15,13 @@ What must not: change a request or an answer, or know about skills.
 
 from __future__ import annotations
 
-import asyncio
+from collections.abc import Mapping
 from typing import Any
 
 from fastapi import Request, Response
 
-from proxy.core import json_codec
-from proxy.middleware import DisconnectWatch
+from proxy.relay.body_model import upstream_for_body
 from proxy.relay.forwarding import Forwarder
-from proxy.request_body import capped_stream, check_declared_length
 from proxy.settings import Settings
 from proxy.surfaces.ollama_errors import OLLAMA_ERRORS
 from proxy.upstream.client import Upstream, UpstreamResponse
@@ -36,36 +34,18 @@ class OllamaApi:
         self.upstreams = forwarder.upstreams
 
     async def forward(self, request: Request, path: str) -> Response:
-        check_declared_length(request, self.settings.max_body_bytes)
-        has_body = "content-length" in request.headers or "transfer-encoding" in request.headers
-        body_done = asyncio.Event()
-        content = capped_stream(request, self.settings.max_body_bytes, body_done) if has_body else None
-        if content is None:
-            body_done.set()
-        async with DisconnectWatch(request.receive, body_done) as watch:
-            answer = await watch.guard(self._send(request, "api/" + path, content))
-            return await self.forwarder.respond(answer, watch, OLLAMA_ERRORS, whole_json=False)
+        return await self.forwarder.pass_through(request, self.settings.max_body_bytes,
+                                                 lambda content: self._send(request, "api/" + path, content),
+                                                 OLLAMA_ERRORS, whole_json=False)
 
     async def _send(self, request: Request, path: str, content: Any) -> UpstreamResponse:
         upstream: Upstream | None = None
-        if self.upstreams.routed and content is not None and _may_be_json(request.headers.get("content-type", "")):
-            content = b"".join([chunk async for chunk in content])
-            upstream = self.upstreams.for_model(_model_in(content))
+        if self.upstreams.routed:
+            upstream, content = await upstream_for_body(self.upstreams, request.headers.get("content-type", ""),
+                                                        content, _model_named)
         return await self.forwarder.send(request, path, content, True, upstream, native=True)
 
 
-def _may_be_json(content_type: str) -> bool:
-    """JSON, or no type, or curl's default for `-d` (how Ollama's own examples call it)."""
-    kind = content_type.split(";")[0].strip().lower()
-    return kind in ("", "application/x-www-form-urlencoded") or "json" in kind
-
-
-def _model_in(raw: bytes) -> Any:
-    """The body's `model` (or `name`), or None when it names none."""
-    try:
-        body = json_codec.loads(raw)
-    except ValueError:
-        return None
-    if not isinstance(body, dict):
-        return None
+def _model_named(body: Mapping[str, Any]) -> Any:
+    """The body's `model` (or `name`, as older clients send to `/api/show`)."""
     return body.get("model") or body.get("name")

@@ -38,6 +38,7 @@ from proxy.core.turns.conversation import (
     ToolResultPart,
     Turn,
 )
+from proxy.surfaces.chat_messages import read_message_list
 
 
 class OllamaMessages:
@@ -94,12 +95,7 @@ OLLAMA_MESSAGES = OllamaMessages()
 
 def read_ollama_messages(messages: Any) -> Conversation:
     """The conversation in a request's `messages`; anything but a non-empty list has no turns."""
-    if not isinstance(messages, list) or not messages:
-        return Conversation((), OLLAMA_MESSAGES, raw=messages)
-    turns = tuple(OLLAMA_MESSAGES.read_turn(m) for m in messages)
-    if turns[0].is_system:
-        return Conversation(turns[1:], OLLAMA_MESSAGES, turns[0], messages)
-    return Conversation(turns, OLLAMA_MESSAGES, None, messages)
+    return read_message_list(messages, OLLAMA_MESSAGES)
 
 
 def call_function(call: Any) -> Mapping[str, Any]:

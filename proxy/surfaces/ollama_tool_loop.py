@@ -20,11 +20,12 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any
 
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import Response
 
 from proxy.core.tools.rounds import ToolRounds
 from proxy.errors import ProxyError, completion_object
 from proxy.relay.ndjson import LineBuffer, iter_lines
+from proxy.surfaces.final_answer import final_json_answer
 from proxy.surfaces.ollama_errors import OLLAMA_ERRORS
 from proxy.surfaces.ollama_stream_round import NdjsonOutcome, OllamaStreamRound, closing_lines, counts_of, with_counts
 from proxy.surfaces.ollama_tool_format import OLLAMA_TOOL_FORMAT
@@ -52,10 +53,7 @@ class OllamaToolLoopWire:
 
     def final_response(self, answer: UpstreamResponse, raw: bytes, completion: Completion, response_id: Any,
                        usage: dict[str, Any] | None, rounds_run: int) -> Response:
-        headers = {k: v for k, v in answer.headers if k.lower() not in ("content-type", "content-length")}
-        if rounds_run == 0:  # the model did not use the proxy's tools: the upstream's own bytes
-            return Response(raw, answer.status, headers=headers, media_type=answer.content_type or "application/json")
-        return JSONResponse(with_counts(completion.data, usage), answer.status, headers=headers)
+        return final_json_answer(answer, raw, rounds_run, with_counts(completion.data, usage))
 
     def stream_round(self, ours: frozenset[str], response_id: Any) -> OllamaStreamRound:
         return OllamaStreamRound(ours)

@@ -46,6 +46,7 @@ from proxy.core.turns.conversation import (
     ToolResultPart,
     Turn,
 )
+from proxy.surfaces.content_parts import read_content, written_content
 
 SYSTEM_ROLES = ("system", "developer")
 FUNCTION_CALL = "function_call"
@@ -78,7 +79,7 @@ class ResponsesInput:
             return Turn(kind if isinstance(kind, str) else "", (), TextForm.NONE, raw)  # reasoning and the rest
         role = raw.get("role")
         role = Role.SYSTEM if role in SYSTEM_ROLES else role if isinstance(role, str) else ""
-        form, parts = _content(raw.get("content"))
+        form, parts = read_content(raw.get("content"), _part)
         return Turn(role, parts, form, raw)
 
     def write_turn(self, turn: Turn) -> Any:
@@ -86,9 +87,9 @@ class ResponsesInput:
         if not turn.rewritten and not isinstance(turn.raw, str):
             return turn.raw
         if isinstance(turn.raw, dict):
-            return {**turn.raw, "content": _written_content(turn)}
+            return {**turn.raw, "content": written_content(turn, _TEXT_PART)}
         return {"type": "message", "role": str(turn.role),
-                "content": _written_content(turn) if turn.rewritten else turn.raw}
+                "content": written_content(turn, _TEXT_PART) if turn.rewritten else turn.raw}
 
     def write(self, conversation: Conversation) -> Any:
         """The `input` value: a string while it is one plain user text, else the list of items."""
@@ -157,14 +158,6 @@ def _one_plain_text(turn: Turn) -> bool:
                                        and all(isinstance(p, TextPart) for p in turn.parts)))
 
 
-def _content(content: Any) -> tuple[TextForm, tuple[Part, ...]]:
-    if isinstance(content, str):
-        return TextForm.PLAIN, (TextPart(content, content),)
-    if isinstance(content, list):
-        return TextForm.PARTS, tuple([_part(part) for part in content])
-    return TextForm.NONE, ()
-
-
 def _part(part: Any) -> Part:
     if isinstance(part, dict) and part.get("type") == _TEXT_PART and isinstance(part.get("text"), str):
         return TextPart(part["text"], part)
@@ -179,19 +172,3 @@ def _content_identity(content: Any) -> Any:
         return [{"text": p["text"]} if isinstance(p, dict) and p.get("type") in (_TEXT_PART, "output_text")
                 and isinstance(p.get("text"), str) else p for p in content]
     return content
-
-
-def _written_content(turn: Turn) -> Any:
-    if turn.form == TextForm.PLAIN:
-        return turn.text
-    if turn.form == TextForm.PARTS:
-        return [_written_part(part) for part in turn.parts if isinstance(part, (TextPart, OpaquePart))]
-    return turn.raw.get("content") if isinstance(turn.raw, dict) else None
-
-
-def _written_part(part: TextPart | OpaquePart) -> Any:
-    if isinstance(part, OpaquePart):
-        return part.raw
-    if isinstance(part.raw, Mapping):
-        return part.raw if part.raw.get("text") == part.text else {**part.raw, "text": part.text}
-    return {"type": _TEXT_PART, "text": part.text}

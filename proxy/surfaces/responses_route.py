@@ -47,11 +47,11 @@ from proxy.core.turns.preprocess_result import Preprocessed
 from proxy.middleware import DisconnectWatch
 from proxy.request_body import read_body
 from proxy.request_record import RequestRecord, request_record
-from proxy.surfaces.chat_stream_round import event_data, iter_events
 from proxy.surfaces.responses_surface import CONVERSATION_CHAIN, REQUEST_WIRE, ResponsesSurface, conversation_id
 from proxy.surfaces.responses_tool_format import input_items
 from proxy.surfaces.responses_tool_loop import ChainedRound, upstream_key
 from proxy.surfaces.skill_route import SkillRoute, json_bytes
+from proxy.surfaces.sse_rounds import event_data, iter_events
 from proxy.surfaces.surface import Surface
 from proxy.upstream.client import UpstreamResponse
 

@@ -54,8 +54,7 @@ from typing import Any
 from proxy.core import json_codec
 from proxy.core.tools.calls import ToolCall, add_usage
 from proxy.errors import ProxyError
-from proxy.relay.streaming import EventBuffer
-from proxy.surfaces.chat_stream_round import event_data, iter_events
+from proxy.surfaces.sse_rounds import EventTally, round_events
 from proxy.upstream.client import UpstreamResponse
 
 OPENING_EVENTS = frozenset({"response.created", "response.in_progress", "response.queued"})
@@ -113,18 +112,9 @@ class ResponsesStreamFrames:
             self.response_id = response_id
         return ResponsesStreamRound(ours, self)
 
-    async def round_bytes(self, answer: UpstreamResponse, round_: ResponsesStreamRound) -> AsyncIterator[bytes]:
+    def round_bytes(self, answer: UpstreamResponse, round_: ResponsesStreamRound) -> AsyncIterator[bytes]:
         """The client-bound bytes of one streamed round, whole events at a time."""
-        buffer = EventBuffer()
-        async for chunk in answer.iter_bytes():
-            for event in iter_events(buffer.feed(chunk)):
-                out = round_.feed(event)
-                if out:
-                    yield out
-        if buffer.rest.strip():  # a last event the upstream did not end with a blank line
-            out = round_.feed(buffer.rest.rstrip(b"\r\n") + b"\n\n")
-            if out:
-                yield out
+        return round_events(answer, round_)
 
     def closing_frames(self, outcome: ResponsesRoundOutcome, usage: dict[str, Any] | None, response_id: Any,
                        one_round: bool) -> list[bytes]:
@@ -172,24 +162,16 @@ class ResponsesStreamRound:
         self._failed: dict[str, Any] | None = None
         self._saw_error = False
         self._saw_done = False
-        self._events = 0
-        self._skipped = 0
+        self._tally = EventTally()
 
     def feed(self, raw: bytes) -> bytes:
         """The bytes to send the client now for one whole event (possibly none)."""
-        self._events += 1
-        data = event_data(raw)
-        if data is None:
-            return raw if _only_comments(raw) else self._skip()
-        if data.strip() == "[DONE]":
+        event = self._tally.read(raw)
+        if event is None:  # data: [DONE]
             self._saw_done = True
             return b""
-        try:
-            event = json_codec.loads(data)
-        except ValueError:
-            return self._skip()
-        if not isinstance(event, dict):
-            return self._skip()
+        if isinstance(event, bytes):
+            return event
         return self._event(event, raw)
 
     def outcome(self) -> ResponsesRoundOutcome:
@@ -205,12 +187,9 @@ class ResponsesStreamRound:
         text = "".join(self._text) or _text_of(output)
         visible = [item for item in output if not self._is_ours(item)]
         return ResponsesRoundOutcome(text, calls, usage if isinstance(usage, dict) else None, self._saw_error,
-                                     self._events, self._skipped, self.own_id, output, response,
+                                     self._tally.events, self._tally.skipped, self.own_id, output, response,
                                      self._ending, self._saw_done, visible)
 
-    def _skip(self) -> bytes:
-        self._skipped += 1
-        return b""
 
     def _event(self, event: dict[str, Any], raw: bytes) -> bytes:
         kind = event.get("type")
@@ -387,8 +366,3 @@ def _text_of(output: list[Any]) -> str:
 
 def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _only_comments(raw: bytes) -> bool:
-    """True for a keep-alive: nothing but comment lines (`: ping`) and blank lines."""
-    return all(line.startswith(b":") for line in raw.splitlines() if line.strip())

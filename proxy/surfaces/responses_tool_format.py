@@ -19,7 +19,6 @@ What must not: decide whether the loop goes on, run tools, or send requests.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -27,7 +26,9 @@ from proxy.core.tools.calls import ToolCall
 from proxy.core.tools.rounds import CallResult, MixedRound, ToolRound, ToolRounds
 from proxy.core.tools.skill_tools import ToolSpec
 from proxy.core.turns.records import MixedCall
+from proxy.surfaces.chat_tool_format import arguments_text
 from proxy.surfaces.responses_input import FUNCTION_CALL, FUNCTION_CALL_OUTPUT
+from proxy.surfaces.tool_list import add_tools, remove_tools
 
 
 def responses_tool(spec: ToolSpec) -> dict[str, Any]:
@@ -40,6 +41,11 @@ def tool_name(tool: Any) -> str | None:
     """The `name` of a tool definition or of a `function_call` item."""
     name = tool.get("name") if isinstance(tool, Mapping) else None
     return name if isinstance(name, str) else None
+
+
+def function_tool_name(tool: Any) -> str | None:
+    """The name of a function tool; None for a built-in tool (`web_search`, ...), which is never ours."""
+    return tool_name(tool) if isinstance(tool, Mapping) and tool.get("type") == "function" else None
 
 
 def is_function_call(item: Any, names: frozenset[str] | None = None) -> bool:
@@ -58,24 +64,11 @@ def input_items(value: Any) -> list[Any]:
 class ResponsesToolFormat:
     def add_tools(self, body: Mapping[str, Any], specs: Sequence[ToolSpec]) -> tuple[dict[str, Any], frozenset[str]]:
         """The request with our tools after the client's, and the names actually added."""
-        tools = body.get("tools")
-        client_tools: list[Any] = tools if isinstance(tools, list) else []
-        taken = {tool_name(tool) for tool in client_tools}
-        ours = [responses_tool(spec) for spec in specs if spec.name not in taken]
-        if not ours:
-            return dict(body), frozenset()
-        return {**body, "tools": [*client_tools, *ours]}, frozenset(spec["name"] for spec in ours)
+        return add_tools(body, [responses_tool(spec) for spec in specs], tool_name)
 
     def remove_tools(self, body: Mapping[str, Any], names: frozenset[str]) -> dict[str, Any]:
         """The request without our function tools (and without `tools` at all if none is left)."""
-        kept = [t for t in body.get("tools") or []
-                if not (isinstance(t, Mapping) and t.get("type") == "function" and tool_name(t) in names)]
-        result = {k: v for k, v in body.items() if k != "tools"}
-        if kept:
-            result["tools"] = kept
-        elif "tool_choice" in result:
-            del result["tool_choice"]
-        return result
+        return remove_tools(body, names, function_tool_name)
 
     def calls_in_output(self, output: Any) -> list[ToolCall]:
         """The `function_call` items of a response's `output`, in order (index: the place in `output`)."""
@@ -83,7 +76,7 @@ class ResponsesToolFormat:
         for position, item in enumerate(output if isinstance(output, list) else []):
             if is_function_call(item):
                 found.append(ToolCall(str(item.get("call_id") or ""), tool_name(item) or "",
-                                      _arguments_text(item.get("arguments")), position))
+                                      arguments_text(item.get("arguments")), position))
         return found
 
     def round_items(self, round_: ToolRound) -> list[dict[str, Any]]:
@@ -127,11 +120,3 @@ def function_call_item(call: ToolCall) -> dict[str, Any]:
 
 def output_item(result: CallResult, call_id: str | None = None) -> dict[str, Any]:
     return {"type": FUNCTION_CALL_OUTPUT, "call_id": call_id or result.call.id, "output": result.content}
-
-
-def _arguments_text(arguments: Any) -> str:
-    if arguments is None:
-        return ""
-    if isinstance(arguments, str):
-        return arguments
-    return json.dumps(arguments, ensure_ascii=False)

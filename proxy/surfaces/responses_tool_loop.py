@@ -44,11 +44,12 @@ from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import Response
 
 from proxy.core.tools.calls import ToolCall
 from proxy.core.tools.rounds import ToolRounds
 from proxy.errors import ProxyError, completion_object
+from proxy.surfaces.final_answer import final_json_answer, with_usage
 from proxy.surfaces.responses_stream_round import ResponsesRoundOutcome, ResponsesStreamFrames, ResponsesStreamRound
 from proxy.surfaces.responses_tool_format import RESPONSES_TOOL_FORMAT, input_items, is_function_call, output_item
 from proxy.tool_loop import Completion
@@ -161,13 +162,7 @@ class ResponsesToolLoopWire:
     def final_response(self, answer: UpstreamResponse, raw: bytes, completion: Completion, response_id: Any,
                        usage: dict[str, Any] | None, rounds_run: int) -> Response:
         """The last round's response object: its id is the one that holds the whole exchange."""
-        headers = {k: v for k, v in answer.headers if k.lower() not in ("content-type", "content-length")}
-        if rounds_run == 0:
-            return Response(raw, answer.status, headers=headers, media_type=answer.content_type or "application/json")
-        data = dict(completion.data)
-        if usage is not None:
-            data["usage"] = usage
-        return JSONResponse(data, answer.status, headers=headers)
+        return final_json_answer(answer, raw, rounds_run, with_usage(completion.data, usage))
 
     def _saw_mixed(self, response_id: Any, calls: list[ToolCall], stored: bool) -> None:
         if stored and isinstance(response_id, str):
