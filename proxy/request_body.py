@@ -109,9 +109,9 @@ def _too_large(size: int, limit: int) -> BodyTooLarge:
 
 def parse_chat_body(raw: bytes, max_messages: int | None = None) -> dict[str, Any]:
     """The chat request in `raw`; a 400 or 413 that names the problem when the proxy cannot act on it."""
-    body = _load_json(raw)
+    body = load_json_body(raw)
     if not isinstance(body, dict):
-        raise BadRequest(f"request body must be a JSON object, not {_json_type(body)}", code=ErrorCode.INVALID_BODY)
+        raise BadRequest(f"request body must be a JSON object, not {json_type(body)}", code=ErrorCode.INVALID_BODY)
     messages = body.get("messages")
     if not isinstance(messages, list):
         raise BadRequest("request body needs `messages`: a list of chat messages", code=ErrorCode.INVALID_MESSAGES)
@@ -121,7 +121,7 @@ def parse_chat_body(raw: bytes, max_messages: int | None = None) -> dict[str, An
     return body
 
 
-def _load_json(raw: bytes) -> Any:
+def load_json_body(raw: bytes) -> Any:
     # What orjson refuses (the odd cases the careful reader names) or may read differently (long whole
     # numbers) is judged by the careful reader.
     data = json_codec.loads(raw, _careful_load)
@@ -182,7 +182,7 @@ def _deeper_than(data: Any, limit: int) -> bool:
     return False
 
 
-def _json_type(value: Any) -> str:
+def json_type(value: Any) -> str:
     return {dict: "an object", list: "an array", str: "a string", bool: "a boolean", type(None): "null"}.get(
         type(value), "a number")
 

@@ -42,7 +42,7 @@ from proxy.core.tools.tool_mode import ToolMode
 from proxy.core.turns.conversation import Conversation
 from proxy.core.turns.records import MixedCall
 from proxy.errors import BadRequest, BodyTooLarge, ErrorCode, ProxyError, normalise_error
-from proxy.request_body import _load_json
+from proxy.request_body import json_type, load_json_body
 from proxy.surfaces.responses_input import read_input, system_in_input, written_instructions
 from proxy.surfaces.responses_tool_format import RESPONSES_TOOL_FORMAT
 from proxy.surfaces.responses_tool_loop import ResponsesToolLoopWire, UpstreamMemory
@@ -150,15 +150,15 @@ class ResponsesSurface:
 
 def parse_responses_body(raw: bytes, max_items: int | None = None) -> dict[str, Any]:
     """The Responses request in `raw`; a 400 (or 413) that names the problem when the proxy cannot act on it."""
-    body = _load_json(raw)
+    body = load_json_body(raw)
     if not isinstance(body, dict):
-        raise BadRequest(f"request body must be a JSON object, not {_json_type(body)}", code=ErrorCode.INVALID_BODY)
+        raise BadRequest(f"request body must be a JSON object, not {json_type(body)}", code=ErrorCode.INVALID_BODY)
     value = body.get("input")
     continues = body.get("previous_response_id") is not None or body.get("conversation") is not None
     if "input" not in body and continues:
         return body
     if not isinstance(value, (str, list)):
-        found = "none" if "input" not in body else _json_type(value)
+        found = "none" if "input" not in body else json_type(value)
         raise BadRequest(f"request body needs `input`: a string or a list of input items (found {found})",
                          code=ErrorCode.INVALID_BODY)
     if isinstance(value, list) and max_items is not None and len(value) > max_items:
@@ -175,8 +175,4 @@ def conversation_id(value: Any) -> str | None:
         return str(value["id"])
     return None
 
-
-def _json_type(value: Any) -> str:
-    names = {dict: "an object", list: "a list", str: "a string", bool: "a boolean", type(None): "null"}
-    return names.get(type(value), "a number")
 
