@@ -15,8 +15,9 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 import openai
@@ -74,6 +75,19 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
             terminalreporter.write_line(f"{key}: {value}")
 
 
+Served = TypeVar("Served", LlamaServer, LlamaCppServer, ProxyServer)
+
+
+@contextmanager
+def running(server: Served) -> Iterator[Served]:
+    """The server started, and stopped however the session ends (a failed start included)."""
+    try:
+        server.start()
+        yield server
+    finally:
+        server.stop()
+
+
 @pytest.fixture(scope="session")
 def figures() -> dict[str, Any]:
     return _FIGURES
@@ -94,25 +108,17 @@ def real_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def llama(gguf: Path, real_dir: Path, figures: dict[str, Any]) -> Iterator[LlamaServer]:
-    server = LlamaServer(gguf, free_port(), real_dir / "llama.log")
-    try:
-        server.start()
+    with running(LlamaServer(gguf, free_port(), real_dir / "llama.log")) as server:
         figures["llama server ready in"] = f"{server.started_in:.1f} s"
         yield server
-    finally:
-        server.stop()
 
 
 @pytest.fixture(scope="session")
 def proxy(llama: LlamaServer, real_dir: Path) -> Iterator[ProxyServer]:
     """The proxy as configured by default (tool_mode and all), on the project's skills/."""
-    server = ProxyServer(llama.base_url, free_port(), real_dir / "proxy")
-    try:
-        server.start()
+    with running(ProxyServer(llama.base_url, free_port(), real_dir / "proxy")) as server:
         assert httpx.get(server.url + "/readyz", timeout=10).status_code == 200
         yield server
-    finally:
-        server.stop()
 
 
 @pytest.fixture(scope="session")
@@ -139,22 +145,14 @@ def llama_server_path() -> Path:
 def llama_cpp_server(llama_server_path: Path, gguf: Path, real_dir: Path,
                      figures: dict[str, Any]) -> Iterator[LlamaCppServer]:
     """llama.cpp's C++ llama-server with the model: Chat Completions, Responses and Anthropic Messages."""
-    server = LlamaCppServer(llama_server_path, gguf, free_port(), real_dir / "llama-server.log")
-    try:
-        server.start()
+    with running(LlamaCppServer(llama_server_path, gguf, free_port(), real_dir / "llama-server.log")) as server:
         figures["llama-server ready in"] = f"{server.started_in:.1f} s"
         yield server
-    finally:
-        server.stop()
 
 
 @pytest.fixture(scope="session")
 def cpp_proxy(llama_cpp_server: LlamaCppServer, real_dir: Path) -> Iterator[ProxyServer]:
     """The proxy as configured by default, on the project's skills/, in front of llama-server."""
-    server = ProxyServer(llama_cpp_server.base_url, free_port(), real_dir / "cpp-proxy")
-    try:
-        server.start()
+    with running(ProxyServer(llama_cpp_server.base_url, free_port(), real_dir / "cpp-proxy")) as server:
         assert httpx.get(server.url + "/readyz", timeout=10).status_code == 200
         yield server
-    finally:
-        server.stop()

@@ -158,8 +158,44 @@ def _answers(url: str, status: int = 200) -> bool:
     return httpx.get(url, timeout=2.0).status_code == status
 
 
+class _ServedModel:
+    """What both model servers share: their URLs, starting until a path answers, stopping by pid.
+
+    The dataclasses below give `port`, `log_path`, `process`, `started_in` and `args()`."""
+
+    port: int
+    log_path: Path
+    process: Process | None
+    started_in: float
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def base_url(self) -> str:
+        return self.url + "/v1"
+
+    def args(self) -> list[str]:
+        raise NotImplementedError
+
+    def _start(self, name: str, ready_path: str, timeout: float) -> None:
+        began = time.monotonic()
+        self.process = Process(name, self.args(), self.log_path)
+        self.process.wait_until(lambda: _answers(self.url + ready_path), timeout, f"answering {ready_path}")
+        self.started_in = time.monotonic() - began
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.stop()
+
+    def kill(self) -> None:
+        if self.process is not None:
+            self.process.kill()
+
+
 @dataclass
-class LlamaServer:
+class LlamaServer(_ServedModel):
     """`python -m llama_cpp.server` with the model, on 127.0.0.1:port."""
 
     model: Path
@@ -169,14 +205,6 @@ class LlamaServer:
     threads: int = field(default_factory=lambda: os.cpu_count() or 2)
     process: Process | None = None
     started_in: float = 0.0
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    @property
-    def base_url(self) -> str:
-        return self.url + "/v1"
 
     def args(self) -> list[str]:
         return [sys.executable, "-m", "llama_cpp.server", "--model", str(self.model), "--model_alias", MODEL_ALIAS,
@@ -190,19 +218,8 @@ class LlamaServer:
                 "--verbose", "True"]
 
     def start(self, timeout: float = 120.0) -> LlamaServer:
-        began = time.monotonic()
-        self.process = Process("llama_cpp.server", self.args(), self.log_path)
-        self.process.wait_until(lambda: _answers(self.base_url + "/models"), timeout, "answering /v1/models")
-        self.started_in = time.monotonic() - began
+        self._start("llama_cpp.server", "/v1/models", timeout)
         return self
-
-    def stop(self) -> None:
-        if self.process is not None:
-            self.process.stop()
-
-    def kill(self) -> None:
-        if self.process is not None:
-            self.process.kill()
 
     def count_tokens(self, text: str) -> int:
         """Tokens in text by the model's own tokenizer (BOS included)."""
@@ -212,7 +229,7 @@ class LlamaServer:
 
 
 @dataclass
-class LlamaCppServer:
+class LlamaCppServer(_ServedModel):
     """llama.cpp's C++ `llama-server --jinja` with the model, on 127.0.0.1:port.
 
     One slot (`--parallel 1`) holding the whole context: the tests run one request at a time, and
@@ -229,14 +246,6 @@ class LlamaCppServer:
     process: Process | None = None
     started_in: float = 0.0
 
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    @property
-    def base_url(self) -> str:
-        return self.url + "/v1"
-
     def args(self) -> list[str]:
         return [str(self.binary), "--model", str(self.model), "--alias", MODEL_ALIAS,
                 "--jinja", "--chat-template-file", str(CHAT_TEMPLATE),
@@ -245,19 +254,8 @@ class LlamaCppServer:
                 *self.extra_args]
 
     def start(self, timeout: float = 120.0) -> LlamaCppServer:
-        began = time.monotonic()
-        self.process = Process("llama-server", self.args(), self.log_path)
-        self.process.wait_until(lambda: _answers(self.url + "/health"), timeout, "answering /health")
-        self.started_in = time.monotonic() - began
+        self._start("llama-server", "/health", timeout)
         return self
-
-    def stop(self) -> None:
-        if self.process is not None:
-            self.process.stop()
-
-    def kill(self) -> None:
-        if self.process is not None:
-            self.process.kill()
 
     def count_tokens(self, text: str) -> int:
         """Tokens in text by the model's own tokenizer (no BOS)."""
