@@ -47,17 +47,17 @@ from proxy.request_record import request_id_of, request_record
 from proxy.settings import Settings
 from proxy.skills_api.routes import SkillsApi
 from proxy.skills_api.routes import register as register_skills_api
-from proxy.surfaces.anthropic_count_tokens import CountTokens
 from proxy.surfaces.anthropic_errors import ANTHROPIC_ERRORS
 from proxy.surfaces.anthropic_surface import ANTHROPIC_MESSAGES_SURFACE
 from proxy.surfaces.chat_completions import CHAT_COMPLETIONS
 from proxy.surfaces.ollama_api import OllamaApi
 from proxy.surfaces.ollama_chat import OLLAMA_CHAT
 from proxy.surfaces.ollama_errors import OLLAMA_ERRORS
-from proxy.surfaces.responses_route import INPUT_TOKENS_PATH, RESPONSES, ResponsesInputTokens, ResponsesRoute
+from proxy.surfaces.responses_route import RESPONSES, ResponsesRoute
 from proxy.surfaces.responses_surface import RESPONSES_ERRORS
 from proxy.surfaces.skill_route import SkillRoute
 from proxy.surfaces.surface import Surface
+from proxy.surfaces.token_count import TokenCount
 from proxy.upstream.client import Upstream, UpstreamResponse
 from proxy.upstream.upstreams import Upstreams
 
@@ -91,12 +91,13 @@ def create_app(settings: Settings, engine: ChatPreprocessor, upstream: Upstream 
     app.add_api_route("/readyz", proxy.readyz if not upstreams.several else proxy.readyz_each, methods=["GET"])
     if upstreams.several:
         app.add_api_route("/v1/models", proxy.models, methods=["GET"])
-    for path, surface, route_type in SURFACES:
-        app.add_api_route(path, route_type(surface, settings, engine, forwarder).handle, methods=["POST"],
+    for path, surface, route_type, count_path in SURFACES:
+        route = route_type(surface, settings, engine, forwarder)
+        app.add_api_route(path, route.handle, methods=["POST"],
                           openapi_extra=CHAT_REQUEST_DOC if surface is CHAT_COMPLETIONS else None)
-    app.add_api_route("/v1/" + INPUT_TOKENS_PATH, ResponsesInputTokens(RESPONSES, settings, engine, forwarder).handle,
-                      methods=["POST"])
-    app.add_api_route("/v1/messages/count_tokens", CountTokens(settings, engine, forwarder).handle, methods=["POST"])
+        if count_path:  # beside the route, sharing it: counted as that route forwards
+            app.add_api_route(f"{path}/{count_path}", TokenCount(route, f"{surface.upstream_path}/{count_path}").handle,
+                              methods=["POST"])
     register_skills_api(app, SkillsApi(settings, engine))
     register_inspect_page(app, InspectPage(engine, history))
     app.add_api_route("/v1/{path:path}", proxy.forward, methods=ALL_METHODS)
@@ -106,13 +107,14 @@ def create_app(settings: Settings, engine: ChatPreprocessor, upstream: Upstream 
     return app
 
 
-# Each chat surface's route: the path its clients post to, the surface that serves it, and the route (the shared
-# one, or Responses', which also keeps what a request continuing an answer by its id needs).
-SURFACES: tuple[tuple[str, Surface, type[SkillRoute]], ...] = (
-    ("/v1/chat/completions", CHAT_COMPLETIONS, SkillRoute),
-    ("/v1/responses", RESPONSES, ResponsesRoute),
-    ("/v1/messages", ANTHROPIC_MESSAGES_SURFACE, SkillRoute),
-    ("/api/chat", OLLAMA_CHAT, SkillRoute),
+# Each chat surface's route: the path its clients post to, the surface that serves it, the route (the shared
+# one, or Responses', which also keeps what a request continuing an answer by its id needs), and the path of its
+# token count beside it, if it has one.
+SURFACES: tuple[tuple[str, Surface, type[SkillRoute], str], ...] = (
+    ("/v1/chat/completions", CHAT_COMPLETIONS, SkillRoute, ""),
+    ("/v1/responses", RESPONSES, ResponsesRoute, "input_tokens"),
+    ("/v1/messages", ANTHROPIC_MESSAGES_SURFACE, SkillRoute, "count_tokens"),
+    ("/api/chat", OLLAMA_CHAT, SkillRoute, ""),
 )
 # Paths whose clients read errors in a shape other than OpenAI's: a surface's route and the paths beside it
 # (its token counting, its model listing), longest prefix first.

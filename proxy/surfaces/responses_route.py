@@ -1,4 +1,4 @@
-"""The Responses routes: `POST /v1/responses` and `POST /v1/responses/input_tokens`.
+"""The Responses route: `POST /v1/responses`.
 
 What lives here: `ResponsesRoute`, the shared `SkillRoute` with what only the
 Responses API needs:
@@ -22,17 +22,14 @@ Responses API needs:
   events already sent (the proxy's own, framed when the upstream failed
   mid-stream) is numbered after them.
 
-`ResponsesInputTokens` answers `POST /v1/responses/input_tokens`: the body
-preprocessed as `POST /v1/responses` would be (`engine.preview`: nothing is
-stored), with the proxy's tools when server mode would add them, so the count
-includes what the proxy adds.
+`POST /v1/responses/input_tokens` is `proxy.surfaces.token_count.TokenCount`
+over this route, so it counts the input exactly as this route forwards it.
 
 What must not: know Chat Completions, or parse a stream's text.
 """
 
 from __future__ import annotations
 
-import asyncio
 import re
 from collections.abc import AsyncIterator, Callable
 from typing import Any
@@ -42,22 +39,18 @@ from fastapi import Request, Response
 
 from proxy.core import json_codec
 from proxy.core.tools.rounds import ToolRounds
-from proxy.core.turns.modes import SkillsMode
 from proxy.core.turns.preprocess_result import Preprocessed
-from proxy.middleware import DisconnectWatch
-from proxy.request_body import read_body
-from proxy.request_record import RequestRecord, request_record
+from proxy.request_record import RequestRecord
 from proxy.surfaces.responses_surface import CONVERSATION_CHAIN, REQUEST_WIRE, ResponsesSurface, conversation_id
 from proxy.surfaces.responses_tool_format import input_items
 from proxy.surfaces.responses_tool_loop import ChainedRound, upstream_key
-from proxy.surfaces.skill_route import SkillRoute, json_bytes
+from proxy.surfaces.skill_route import SkillRoute
 from proxy.surfaces.sse_rounds import event_data, iter_events
 from proxy.surfaces.surface import Surface
 from proxy.upstream.client import UpstreamResponse
 
 log = structlog.get_logger("proxy.responses")
 RESPONSES = ResponsesSurface()
-INPUT_TOKENS_PATH = "responses/input_tokens"
 _ID_EVENTS = (b'"response.created"', b'"response.completed"')
 _SEQUENCE = re.compile(rb'"sequence_number"\s*:\s*(\d+)')
 _NO_STATE = ("previous_response_id", "previous response", "not found", "no response")
@@ -184,33 +177,3 @@ def _json(text: str | None) -> Any:
         return json_codec.loads(text)
     except ValueError:
         return None
-
-
-class ResponsesInputTokens(ResponsesRoute):
-    """`POST /v1/responses/input_tokens` with the input as `POST /v1/responses` would forward it."""
-
-    async def handle(self, request: Request) -> Response:
-        body = self.surface.parse_body(await read_body(request, self.settings.max_body_bytes),
-                                       self.settings.max_messages)
-        record = request_record(request.scope)
-        record.surface = self.surface.name
-        options = self._options(request, body)
-        forwarded = body
-        if options.skills_mode != SkillsMode.OFF:
-            forwarded = self.rewritten(body, await self._preview(body, options), record)
-        forwarded, _ = self._with_skill_tools(forwarded, options)
-        upstream = self.forwarder.upstreams.for_model(forwarded.get("model"))
-        async with DisconnectWatch(request.receive) as watch:
-            answer = await watch.guard(self.forwarder.send(request, INPUT_TOKENS_PATH, json_bytes(forwarded), False,
-                                                           upstream))
-            return await self.forwarder.respond(answer, watch, self.surface.errors, whole_json=True)
-
-    async def _preview(self, body: dict[str, Any], options: Any) -> Preprocessed:
-        conversation = self.surface.conversation(body)
-        try:
-            return await asyncio.wait_for(asyncio.to_thread(self.engine.preview, conversation, options),
-                                          self.settings.scan_timeout)
-        except (TimeoutError, Exception) as exc:  # noqa: BLE001 - a count must not fail on the preprocessor
-            log.warning("input_tokens_preview_failed", error_type=type(exc).__name__)
-            return self.engine.fallback(conversation, f"preview failed: {type(exc).__name__}", options)
-

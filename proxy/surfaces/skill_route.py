@@ -67,10 +67,10 @@ class SkillRoute:
         record = request_record(request.scope)
         record.surface = self.surface.name
         record.model, record.stream = loggable_model(body.get("model")), self.surface.streams(body)
-        options = self._options(request, body)
+        options = self.options_for(request, body)
         async with DisconnectWatch(request.receive) as watch:
             result = await self.preprocess(body, options, record, watch)
-            forwarded, tools = self._with_skill_tools(self.rewritten(body, result, record), options)
+            forwarded, tools = self.with_skill_tools(self.rewritten(body, result, record), options)
             record.tool_mode, record.skill_tools = options.tool_mode, tools is not None
             answer = await watch.guard(self.send(request, forwarded))
             if tools is None:
@@ -89,7 +89,7 @@ class SkillRoute:
         """The client's answer on its way out: a surface's route may read it (Responses keeps its id)."""
         return response
 
-    def _options(self, request: Request, body: dict[str, Any]) -> RequestOptions:
+    def options_for(self, request: Request, body: dict[str, Any]) -> RequestOptions:
         """The request's X-Skills-* choices and its tool mode; a bad header is a 400."""
         options = skills_options(request)
         tool_mode, why = self.surface.tool_mode_for(self.settings.tool_mode, body, self.tools_refused)
@@ -119,7 +119,7 @@ class SkillRoute:
             record.upstream_model = result.model
         return rewritten
 
-    def _with_skill_tools(self, body: dict[str, Any],
+    def with_skill_tools(self, body: dict[str, Any],
                           options: RequestOptions) -> tuple[dict[str, Any], SkillToolsOffer | None]:
         """The body with the proxy's tools added in server mode, and (runner, names added) or None."""
         wanted = (options.tool_mode == ToolMode.SERVER and options.skills_mode != SkillsMode.OFF

@@ -354,6 +354,15 @@ def test_count_tokens_counts_what_the_model_will_really_get(start, claude):
     assert counted[0] == claude.messages()[-1].json["messages"][0], "the history counted as it is replayed"
 
 
+def test_count_tokens_counts_without_the_proxys_tools_once_the_model_refused_them(start, claude):
+    proxy = start()
+    body = {"model": "refuses-tools", "max_tokens": 64, "messages": [user(SQL)]}
+    assert post(proxy, body, **ANSWER).status_code == 200  # refused, then answered inline
+    assert post(proxy, body, path="/v1/messages/count_tokens").status_code == 200
+    sent = claude.received[-1]
+    assert sent.path == "/v1/messages/count_tokens" and "tools" not in sent.json, "counted as it is now sent"
+
+
 # ---- metrics and inspect ---------------------------------------------------------------------------
 
 def test_metrics_and_the_inspect_api_name_the_messages_surface(start, claude):
