@@ -85,33 +85,41 @@ class ChatPreprocessor(Protocol):
         ...
 
 
-INLINE_LIMIT_S = 0.002  # decided inline only while every recent run took less (and a tenth of the scan timeout)
+INLINE_LIMIT_S = 0.002  # inline while recent runs took less (and less than a tenth of the scan timeout)
 PACE_WINDOW = 64  # the recent runs that count
+SLOW_SHARE = 0.1  # of them, how many may take longer (a run in a thread waits for the GIL: noise, not the catalog)
 
 
 class PreprocessPace:
     """Whether to preprocess inline, on the event loop, or in a thread under the scan timeout.
 
-    Inline while each of the last `PACE_WINDOW` runs (inline or not) finished within the inline limit: a thread
-    hop costs about 0.1 ms and a turn of the loop, more than routing a small catalog takes. One slow run (a big
-    catalog, a long message, a timeout) sends the next runs to the thread, where the timeout can cut them off,
-    until it has left the window. The first runs go to the thread: nothing is known yet. Never inline with
-    `may_block` (the turn store is Redis: a read waits on the network, which the loop must not)."""
+    Inline while, of the last `PACE_WINDOW` runs (inline or not, each the engine's own time), at most a tenth took
+    longer than the inline limit and none took a quarter of the scan timeout: a thread hop costs about 0.1 ms and
+    a turn of the loop, more than routing a small catalog takes. A catalog that grew, or one run close to the
+    timeout, sends the next runs to the thread, where the timeout can cut them off, until they have left the
+    window. The first runs go to the thread: nothing is known yet. Never inline with `may_block` (the turn store
+    is Redis: a read waits on the network, which the loop must not)."""
 
     def __init__(self, scan_timeout: float, may_block: bool = False) -> None:
         self.limit = 0.0 if may_block else min(INLINE_LIMIT_S, scan_timeout / 10)
+        self.stall = scan_timeout / 4
         self._recent: deque[float] = deque(maxlen=PACE_WINDOW)
         self._slow = 0  # runs in the window over the limit
+        self._stalled = 0  # runs in the window over a quarter of the scan timeout
 
     @property
     def inline(self) -> bool:
-        return self.limit > 0 and len(self._recent) == PACE_WINDOW and not self._slow
+        return (self.limit > 0 and len(self._recent) == PACE_WINDOW and not self._stalled
+                and self._slow <= PACE_WINDOW * SLOW_SHARE)
 
     def took(self, seconds: float) -> None:
-        if len(self._recent) == PACE_WINDOW and self._recent[0] > self.limit:
-            self._slow -= 1
+        if len(self._recent) == PACE_WINDOW:
+            leaving = self._recent[0]
+            self._slow -= leaving > self.limit
+            self._stalled -= leaving > self.stall
         self._recent.append(seconds)
         self._slow += seconds > self.limit
+        self._stalled += seconds > self.stall
 
 
 async def run_preprocessor(engine: ChatPreprocessor, conversation: Conversation, timeout: float,
