@@ -28,11 +28,12 @@ and Ollama native (`POST /api/chat`, NDJSON), each answered by the fake upstream
 in its own wire format: direct, bare and skillproxy on the same path (skillproxy
 sends `/api/chat` to the upstream's root, bare forwards every path as it came).
 
-With `--workers N` (default 2; 1 skips it), skillproxy again, started with
-`--workers N`, at c32 non-stream and stream against the same upstream: req/s
-against the one-worker figures of the same run, the CPU seconds per second that
-skillproxy's processes, the upstream and wrk used in each c32 cell (they share
-the machine's cores), and the RSS of the process manager and of each worker.
+With `--workers N` (default 2; 1 skips it), skillproxy twice more, one worker
+and `--workers N`, both up at once, at c32 non-stream and stream against the
+same upstream, the cells interleaved: req/s of N workers over one worker's, the
+CPU seconds per second that skillproxy's processes, the upstream, wrk and the
+rest of the machine used in each cell (they share the machine's cores), and the
+RSS of the process manager and of each worker.
 
 Apart from the servers, the preprocess time per request at 1,000 skills
 (bench/preprocess_timing.py), timed on the engine directly over the dev cases.
@@ -181,19 +182,25 @@ def soak(target: Target, url: str, args: argparse.Namespace, folder: Path,
 
 
 def measure_workers(args: argparse.Namespace, folder: Path, upstream: Target) -> dict[str, Any]:
-    """skillproxy --workers N at c32, non-stream and stream, with each process's RSS afterwards."""
+    """skillproxy --workers N against one worker at c32, non-stream and stream, the cells interleaved (one
+    worker, N workers, one, N: both servers are up, only the loaded one works), then each process's RSS."""
     label = f"skillproxy-w{args.workers}"
     with ExitStack() as stack:
-        target = start_target(stack, "skillproxy", upstream.port, folder, None, workers=args.workers)
-        url = f"http://127.0.0.1:{target.port}{CHAT.path}"
-        run_wrk(url, lua_script(folder, f"{label}-warm", ALTERNATE), 32, args.warmup)
-        cells = {cell_name(c, s): run_cell(target, CHAT, c, s, args.duration, folder, upstream, label)
-                 for c, s in WORKER_CELLS}
-        rss = rss_by_process(target.pid)
+        one = start_target(stack, "skillproxy", upstream.port, folder, None)
+        several = start_target(stack, "skillproxy", upstream.port, folder, None, workers=args.workers)
+        for target, tag in ((one, "skillproxy-w1"), (several, label)):
+            url = f"http://127.0.0.1:{target.port}{CHAT.path}"
+            run_wrk(url, lua_script(folder, f"{tag}-warm", ALTERNATE), 32, args.warmup)
+        one_cells, cells = {}, {}
+        for c, s in WORKER_CELLS:
+            one_cells[cell_name(c, s)] = run_cell(one, CHAT, c, s, args.duration, folder, upstream, "skillproxy-w1")
+            cells[cell_name(c, s)] = run_cell(several, CHAT, c, s, args.duration, folder, upstream, label)
+        one_rss, rss = rss_bytes(one.pid) / 2**20, rss_by_process(several.pid)
     print(f"  {label:12} RSS parent {rss['parent_mib']:.1f} MiB, workers "
-          + ", ".join(f"{mib:.1f}" for mib in rss["workers_mib"]) + " MiB", file=sys.stderr)
-    return {"count": args.workers, "cells": cells, "rss": rss, "processes": 1 + len(rss["workers_mib"])
-            + len(rss["others_mib"])}
+          + ", ".join(f"{mib:.1f}" for mib in rss["workers_mib"]) + f" MiB; one worker {one_rss:.1f} MiB",
+          file=sys.stderr)
+    return {"count": args.workers, "cells": cells, "rss": rss, "one_worker_cells": one_cells,
+            "one_worker_rss_mib": one_rss, "processes": 1 + len(rss["workers_mib"]) + len(rss["others_mib"])}
 
 
 # --- profiles of the goals missed --------------------------------------------------------------------------
