@@ -85,6 +85,7 @@ class Surface:
     path: str
     build: Callable[[str, int, bool], dict[str, Any]]  # (user text, content events, stream) -> the body
     first_event: bytes  # the first bytes of a streamed answer's first event
+    accept: str = "text/event-stream"  # what a streaming client of this API asks for
 
     def body(self, tag: str, number: int, stream: bool, events: int = EVENTS) -> bytes:
         """One benchmark request body, as wrk's script builds it."""
@@ -102,7 +103,7 @@ class Surface:
 CHAT = Surface("chat", "Chat Completions", "/v1/chat/completions", _chat, b"data:")
 RESPONSES = Surface("responses", "OpenAI Responses", "/v1/responses", _responses, b"data:")
 MESSAGES = Surface("messages", "Anthropic Messages", "/v1/messages", _chat, b"data:")
-OLLAMA = Surface("ollama", "Ollama native", "/api/chat", _ollama, b'{"')
+OLLAMA = Surface("ollama", "Ollama native", "/api/chat", _ollama, b'{"', "application/x-ndjson")
 SURFACES = (CHAT, RESPONSES, MESSAGES, OLLAMA)
 SURFACE_BY_NAME = {surface.name: surface for surface in SURFACES}
 
@@ -178,7 +179,7 @@ def stream_times(port: int, surface: Surface, tag: str, count: int, events: int 
         for number in range(count):
             body = surface.body(tag, number, stream=True, events=events)
             head = (f"POST {surface.path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
-                    f"Content-Length: {len(body)}\r\n\r\n").encode()
+                    f"Accept: {surface.accept}\r\nContent-Length: {len(body)}\r\n\r\n").encode()
             times.append(_one_stream(sock, head + body, surface.first_event))
     return times
 

@@ -103,7 +103,7 @@ def start_target(stack: ExitStack, name: str, upstream: int, logs: Path, litellm
                 "--port", str(port), "--num_workers", "1", "--telemetry", "False"]
         process, ready = spawn(stack, argv, logs / "litellm.log", cwd=REPO / "bench", env=env), "/health/liveliness"
     wait_ready(f"http://127.0.0.1:{port}{ready}", timeout=180)
-    if workers > 1:
+    if name == "skillproxy" and workers > 1:
         wait_for_workers(logs / f"skillproxy-w{workers}.log", workers)
     return Target(name, port, process.pid, soak=True)
 
