@@ -1,7 +1,8 @@
 """The web app: `create_app(settings, engine)` and its routes.
 
 What lives here: the routes, and the lifespan that owns the engine (starts
-it, then closes it) and the upstream connections. `POST /v1/chat/completions` is
+it, then closes it) and the upstream connections. The chat surfaces' POSTs are served the short way
+(`proxy.fast_path`), past FastAPI's router, by the same handlers their routes name. `POST /v1/chat/completions` is
 `proxy.surfaces.chat_completions`, `/v1/skills...` is `proxy.skills_api.routes`; every other
 `/v1/...` path and method is forwarded
 untouched (and `/api/...`, Ollama's native API, by `proxy.surfaces.ollama_api`, beside
@@ -34,6 +35,7 @@ from starlette.exceptions import HTTPException
 
 from proxy.engine.preprocess_runner import ChatPreprocessor
 from proxy.errors import OPENAI_ERRORS, BadRequest, ErrorCode, ErrorShape, NotFound, UpstreamError, error_body
+from proxy.fast_path import FastPath, Handler
 from proxy.http_methods import ALL_METHODS
 from proxy.inspect.history import RequestHistory
 from proxy.inspect.routes import PAGE_PATHS, InspectPage
@@ -83,6 +85,8 @@ def create_app(settings: Settings, engine: ChatPreprocessor, upstream: Upstream 
     history = RequestHistory(settings.inspect_history)
     if history.enabled:
         observers = (*observers, history.observe)
+    chat_posts: dict[str, Handler] = {}  # filled below, as each chat route is made
+    app.add_middleware(FastPath, routes=chat_posts)  # added first: inside RequestContext
     app.add_middleware(RequestContext, api_keys=settings.api_keys, observers=(metrics.observe, *observers),
                        open_paths=OPEN_PATHS | PAGE_PATHS, error_shape_for=error_shape_for)
     forwarder = Forwarder(upstreams)
@@ -95,9 +99,11 @@ def create_app(settings: Settings, engine: ChatPreprocessor, upstream: Upstream 
         route = route_type(surface, settings, engine, forwarder)
         app.add_api_route(path, route.handle, methods=["POST"],
                           openapi_extra=CHAT_REQUEST_DOC if surface is CHAT_COMPLETIONS else None)
+        chat_posts[path] = route.handle
         if count_path:  # beside the route, sharing it: counted as that route forwards
-            app.add_api_route(f"{path}/{count_path}", TokenCount(route, f"{surface.upstream_path}/{count_path}").handle,
-                              methods=["POST"])
+            count = TokenCount(route, f"{surface.upstream_path}/{count_path}")
+            app.add_api_route(f"{path}/{count_path}", count.handle, methods=["POST"])
+            chat_posts[f"{path}/{count_path}"] = count.handle
     register_skills_api(app, SkillsApi(settings, engine))
     register_inspect_page(app, InspectPage(engine, history))
     app.add_api_route("/v1/{path:path}", proxy.forward, methods=ALL_METHODS)

@@ -49,7 +49,11 @@ class RequestRecord:
     fallback: str | None = None  # why preprocessing fell back: `timeout` or `error`
     mode: str | None = None
     selected: list[str] | None = None
+    scores: list[str] | None = None  # each selected skill as `name:score:confidence:reasons`
+    rejected_best: str | None = None  # the best candidate not selected, the same way
     route: str | None = None
+    injection_chars: int | None = None  # what preprocessing added to the request
+    injection_sha256: str | None = None
     upstream_model: str | None = None  # the model forwarded instead of the client's (a skill's allowed model)
     tool_mode: str | None = None
     skill_tools: bool | None = None  # whether the proxy's skill tools went with the request
@@ -71,7 +75,10 @@ class RequestRecord:
                 line["surface"] = self.surface
             line.update(model=self.model, stream=self.stream)
         written = (("preprocess_ms", self.preprocess_ms), ("fallback", self.fallback), ("mode", self.mode),
-                   ("selected", self.selected), ("route", self.route), ("upstream_model", self.upstream_model),
+                   ("selected", self.selected), ("scores", self.scores),
+                   ("rejected_best", self.rejected_best), ("route", self.route),
+                   ("injection_chars", self.injection_chars), ("injection_sha256", self.injection_sha256),
+                   ("upstream_model", self.upstream_model),
                    ("tool_mode", self.tool_mode), ("skill_tools", self.skill_tools), ("upstream", self.upstream),
                    ("upstream_ms", self.upstream_ms), ("tool_rounds", self.tool_rounds),
                    ("tool_calls", self.tool_calls), ("client_disconnected", self.client_disconnected or None),

@@ -74,6 +74,7 @@ class Settings:
     read_timeout: float = 600.0
     log_format: str | None = None
     log_file: str | None = None
+    log_events: bool = False  # the step events (prompt_route, upstream_request, ...) besides the request line
     inspect_history: int = 200
 
     def replace(self, **changes: Any) -> Settings:

@@ -230,4 +230,4 @@ def _rounds_exceeded(rounds: ToolRounds) -> UpstreamError:
 
 def _log_events(events: list[dict[str, Any]]) -> None:
     for event in events:
-        log.info(str(event["event"]), **{k: v for k, v in event.items() if k != "event"})
+        log.debug(str(event["event"]), **{k: v for k, v in event.items() if k != "event"})

@@ -28,6 +28,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--root", dest="roots", metavar="DIR", action="append",
                         help="a skill root; repeat for several (replaces the configured roots)")
     parser.add_argument("--log-format", choices=LOG_FORMATS, help="json or console (default: console on a terminal)")
+    parser.add_argument("--log-events", action="store_true", default=None,
+                        help="also log the step events of each request (prompt_route, upstream_request, ...)")
     parser.add_argument("--tool-mode", choices=TOOL_MODES,
                         help="server: the proxy runs the skill tools (default); inline: skill instructions in the "
                              "prompt, for models without tool calling; client: file locations for the client's tools")
@@ -135,6 +137,7 @@ def _overrides(args: argparse.Namespace) -> dict[str, Any]:
         "upstream": args.upstream,
         "roots": tuple(args.roots) if args.roots else None,
         "log_format": args.log_format,
+        "log_events": args.log_events,
         "tool_mode": args.tool_mode,
         "max_tool_rounds": args.max_tool_rounds,
     }

@@ -112,7 +112,8 @@ def configure_logging(settings: Settings, stream: IO[str] | None = None) -> None
     structlog.configure(
         processors=[*_shared_processors(SecretRedactor(secrets)), _event_dict],
         logger_factory=sink_logger_factory,
-        wrapper_class=structlog.make_filtering_bound_logger(logging.INFO),
+        # The step events are logged at debug: with `log_events` off a debug call does nothing at all.
+        wrapper_class=structlog.make_filtering_bound_logger(logging.DEBUG if settings.log_events else logging.INFO),
         cache_logger_on_first_use=False,
     )
     sinks = [(_renderer(settings.log_format, stream), stream)]

@@ -32,10 +32,11 @@ from proxy.core import json_codec
 from proxy.core.tools.rounds import ToolRounds
 from proxy.core.tools.skill_tools import SkillTools, tool_specs
 from proxy.core.tools.tool_mode import ToolMode, rejects_tools
+from proxy.core.turns.decision_events import summarize
 from proxy.core.turns.modes import SkillsMode, TurnMode
 from proxy.core.turns.preprocess_result import Preprocessed
 from proxy.core.turns.request_options import RequestOptions
-from proxy.engine.preprocess_runner import ChatPreprocessor, log_decision_events, run_preprocessor
+from proxy.engine.preprocess_runner import ChatPreprocessor, PreprocessPace, log_decision_events, run_preprocessor
 from proxy.inspect.request_view import chat_turn
 from proxy.middleware import DisconnectWatch
 from proxy.relay.forwarding import Forwarder, streaming_response
@@ -60,6 +61,8 @@ class SkillRoute:
         self.forwarder = forwarder
         self.tools_refused: set[str] = set()  # models whose upstream rejected our tools: inline from now on
         self.tool_specs = tool_specs()  # built once: every request's copy of its tools shares them
+        # inline or in a thread, by how long it has been taking (always a thread when the turn store is Redis)
+        self.pace = PreprocessPace(settings.scan_timeout, may_block=settings.state != "memory")
 
     async def handle(self, request: Request) -> Response:
         body = self.surface.parse_body(await read_body(request, self.settings.max_body_bytes),
@@ -104,9 +107,10 @@ class SkillRoute:
             result = Preprocessed(conversation, TurnMode.PASSTHROUGH, SkillsMode.OFF)
         else:
             result = await watch.guard(run_preprocessor(self.engine, conversation, self.settings.scan_timeout,
-                                                        options, record))
+                                                        options, record, self.pace))
         log_decision_events(result)
         record.mode, record.selected, record.route = result.mode, list(result.selected), result.route_header
+        _note_decision(record, result)
         record.response_headers[ROUTE_HEADER] = result.route_header  # on an error answer from here on too
         record.chat_turn = chat_turn(conversation, result)  # references only, for the inspect page
         return result
@@ -154,7 +158,7 @@ class SkillRoute:
             if result.anchor is not None and (rounds.exchange or rounds.mixed is not None):
                 self.engine.record_tool_exchange(result.anchor, *self.surface.recorded(rounds))
             if rounds.rounds:
-                log.info("tool_loop", rounds=rounds.rounds, calls=rounds.calls, mixed=rounds.mixed is not None,
+                log.debug("tool_loop", rounds=rounds.rounds, calls=rounds.calls, mixed=rounds.mixed is not None,
                          capped=rounds.capped)
         return finish
 
@@ -163,6 +167,20 @@ class SkillRoute:
         upstream = self.forwarder.upstreams.for_model(body.get("model"))
         return await self.forwarder.send(request, self.surface.upstream_path, json_bytes(body), False, upstream,
                                          self.surface.native)
+
+
+def _note_decision(record: RequestRecord, result: Preprocessed) -> None:
+    """Why the request went out as it did, for the `request` line: the scores, the best rejected candidate and
+    what was injected (so the default log, without the step events, still answers "why this skill")."""
+    decision = result.decision
+    if decision is not None:
+        record.scores = [summarize(candidate) for candidate in decision.selected]
+        rejected = decision.best_rejected
+        record.rejected_best = summarize(rejected) if rejected is not None else None
+    injection = next((e for e in result.events if e.get("event") == "context_injection"), None)
+    if injection is not None:
+        record.injection_chars, record.injection_sha256 = injection.get("injection_chars"), injection.get(
+            "injection_sha256")
 
 
 def json_bytes(body: dict[str, Any]) -> bytes:

@@ -4,7 +4,8 @@ What lives here: building the upstream URL and headers (hop-by-hop headers
 dropped, `Accept-Encoding: identity`, the Authorization and x-api-key rule), sending a request
 and reading its answer as a stream, the readiness probe, and the ONE place where
 httpx exceptions become `proxy.errors` kinds; no httpx type leaves this module.
-It logs `upstream_request`, `upstream_response`, `upstream_retry` and `upstream_error`.
+It logs `upstream_retry` and `upstream_error`, and the step events `upstream_request` and
+`upstream_response` at debug (written with `log_events`).
 
 Keep-alive: upstreams close idle connections (uvicorn and llama.cpp's server
 after 5 s, some after each answer). The pool drops a connection after 4 s idle,
@@ -30,6 +31,7 @@ import structlog
 from proxy.errors import ErrorCode, ProxyError, UpstreamError, UpstreamTimeout
 from proxy.logs.timing import ms_since
 from proxy.settings import Settings
+from proxy.upstream.aiohttp_transport import AiohttpTransport, opened_connections
 from proxy.upstream.config import UpstreamConfig
 
 log = structlog.get_logger("proxy.upstream")
@@ -144,7 +146,7 @@ class Upstream:
             ),
             limits=httpx.Limits(max_connections=None, max_keepalive_connections=MAX_IDLE_CONNECTIONS,
                                 keepalive_expiry=KEEPALIVE_EXPIRY),
-            transport=transport,
+            transport=transport or AiohttpTransport(KEEPALIVE_EXPIRY),
             follow_redirects=False,
         )
 
@@ -192,13 +194,13 @@ class Upstream:
 
         `timeout` (seconds, each of connect, read and write) replaces the configured ones."""
         size = len(content) if isinstance(content, bytes) else None
-        log.info("upstream_request", upstream=self.name, method=method, url=url, body_bytes=size)
+        log.debug("upstream_request", upstream=self.name, method=method, url=url, body_bytes=size)
         started = time.perf_counter()
         setting = self._setting_for(url)
         with _mapped_errors(url, "sending the request or waiting for its answer to start", started, setting):
             response = await self._send_past_stale_connections(method, url, headers, content, timeout)
         upstream_ms = ms_since(started)
-        log.info("upstream_response", upstream=self.name, url=url, status=response.status_code,
+        log.debug("upstream_response", upstream=self.name, url=url, status=response.status_code,
                  content_type=response.headers.get("content-type"), upstream_ms=upstream_ms)
         return UpstreamResponse(response.status_code, response_headers(response.headers.raw),
                                 url, upstream_ms, response, self._api_key, self.base_url, setting)
@@ -214,10 +216,11 @@ class Upstream:
         replayable = content is None or isinstance(content, bytes)
         retries = 0
         while True:
-            opened: list[str] = []
+            opened: list[str] = []  # by the transport (aiohttp's), or by httpcore's trace hook (httpx's own)
             request = self._client.build_request(
                 method, url, headers=headers, content=content, extensions={"trace": _connection_opening(opened)},
                 timeout=httpx.USE_CLIENT_DEFAULT if timeout is None else timeout)
+            noting = opened_connections.set(opened)
             try:
                 return await self._client.send(request, stream=True)
             except STALE_ERRORS as exc:
@@ -226,6 +229,8 @@ class Upstream:
                     raise
                 log.info("upstream_retry", url=url, reason="stale keep-alive connection",
                          error=str(exc) or type(exc).__name__, retry=retries)
+            finally:
+                opened_connections.reset(noting)
 
     async def probe(self) -> int:
         """Status of `GET {upstream}/models`; raises an UpstreamError when unreachable."""

@@ -119,7 +119,7 @@ def start_proxy(upstream: FakeUpstream, logs: LogCapture) -> Iterator[Callable[.
 
         def start(engine: Any = None, observers: tuple[Any, ...] = (), **overrides: Any) -> RunningProxy:
             base = {"upstream": upstream.url + "/v1", "roots": (), "connect_timeout": 1.0, "read_timeout": 5.0,
-                    "log_format": "json"}
+                    "log_format": "json", "log_events": True}  # the tests read the step events too
             settings = Settings(**{**base, **overrides})
             configure_logging(settings, stream=logs)
             engine = engine or MarkerEngine()

@@ -13,6 +13,7 @@ import structlog
 from proxy.logs.setup import SecretRedactor
 
 from .conftest import TEST_API_KEY, TEST_CLIENT_KEY, TEST_UPSTREAM_KEY, chat_body
+from .engines import real_engine
 
 PROXY_KEY, UPSTREAM_KEY, CLIENT_KEY = TEST_API_KEY, TEST_UPSTREAM_KEY, TEST_CLIENT_KEY
 
@@ -79,6 +80,35 @@ def test_one_canonical_request_line_per_request_with_the_decision(proxy, upstrea
     assert names == ["prompt_route", "context_injection", "upstream_request", "upstream_response", "request"]
     route = logs.events("prompt_route")[0]
     assert route["top"] == "demo" and route["score"] == 90
+
+
+def test_by_default_a_chat_request_writes_one_line_that_says_why_its_skills_were_chosen(start_proxy, upstream, logs):
+    engine = real_engine()
+    try:
+        proxy = start_proxy(engine=engine, log_events=False)  # the shipped default
+        message = "write a conventional commit message for the login token fix"
+        response = httpx.post(proxy.base_url + "/chat/completions",
+                              json={"model": "json", "messages": [{"role": "user", "content": message}]})
+        request_id = response.headers["x-request-id"]
+        line = logs.wait_for("request", request_id=request_id)
+        assert [e["event"] for e in logs.events() if e.get("request_id") == request_id] == ["request"]
+        assert line["mode"] == "routed" and line["selected"][0] == "conventional-commits"
+        name, score, confidence, reasons = line["scores"][0].split(":", 3)
+        assert (name, confidence) == ("conventional-commits", "high") and int(score) > 50 and "commit" in reasons
+        assert line["rejected_best"].split(":")[0] not in line["selected"]
+        forwarded = json.dumps(upstream.last().json["messages"])
+        assert line["injection_chars"] > 100 and "routed_skills" in forwarded
+        assert len(line["injection_sha256"]) == 12
+
+        verbose = start_proxy(engine=engine, log_events=True)  # the step events come back, the same request line
+        response = httpx.post(verbose.base_url + "/chat/completions",
+                              json={"model": "json", "messages": [{"role": "user", "content": message + " again"}]})
+        request_id = response.headers["x-request-id"]
+        logs.wait_for("request", request_id=request_id)
+        names = [e["event"] for e in logs.events() if e.get("request_id") == request_id]
+        assert names == ["prompt_route", "context_injection", "upstream_request", "upstream_response", "request"]
+    finally:
+        engine.close()
 
 
 def test_upstream_error_is_logged_with_the_request_id(start_proxy, logs):

@@ -60,7 +60,7 @@ def start(fake: FakeOllama, logs: LogCapture) -> Iterator[Callable[..., RunningP
             engine = real_engine()
             stack.callback(engine.close)
             base = {"upstream": fake.url + "/v1", "roots": (), "connect_timeout": 1.0, "read_timeout": 5.0,
-                    "log_format": "json"}
+                    "log_format": "json", "log_events": True}  # the tests read the step events too
             settings = Settings(**{**base, **overrides})
             configure_logging(settings, stream=logs)
             server = stack.enter_context(ServerThread(create_app(settings, engine)))

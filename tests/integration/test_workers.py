@@ -40,7 +40,7 @@ class ServedWorkers:
         self.log_path = log_path
         command = [sys.executable, "-m", "proxy", "serve", "--workers", "2", "--host", "127.0.0.1",
                    "--port", str(self.port), "--upstream", upstream_url, "--root", str(REPO / "skills"),
-                   "--log-format", "json"]
+                   "--log-format", "json", "--log-events"]  # the tests read the step events
         clean = {k: v for k, v in os.environ.items() if not k.startswith("SKILLPROXY_")}
         full_env = {**clean, "PYTHONPATH": str(REPO), **env}
         self.log = log_path.open("w")
