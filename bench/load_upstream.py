@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections.abc import Iterator
 from typing import Any
 
 from bench import surface_answers
@@ -33,9 +34,16 @@ COMPLETION = json.dumps({
 
 def stream_events(seed: int, count: int) -> list[bytes]:
     """The SSE events (each a complete `data: …\\n\\n`) answered for `seed`, ending in [DONE]."""
-    events = [_chunk(seed, {"role": "assistant", "content": ""}, None)]
-    events += [_chunk(seed, {"content": f" w{seed}-{i}"}, None) for i in range(count)]
-    return [*events, _chunk(seed, {}, "stop"), b"data: [DONE]\n\n"]
+    return list(iter_stream_events(seed, count))
+
+
+def iter_stream_events(seed: int, count: int) -> Iterator[bytes]:
+    """`stream_events`, each built as it is sent: a long stream's first event goes out at once."""
+    yield _chunk(seed, {"role": "assistant", "content": ""}, None)
+    for number in range(count):
+        yield _chunk(seed, {"content": f" w{seed}-{number}"}, None)
+    yield _chunk(seed, {}, "stop")
+    yield b"data: [DONE]\n\n"
 
 
 def expected_stream(seed: int, count: int) -> bytes:
@@ -79,7 +87,7 @@ class LoadUpstream:
         self.answered += 1
         content_type, pieces = surface_answers.answer(path, body, self.answered)
         if content_type == surface_answers.JSON:
-            await _send_json(send, pieces[0])
+            await _send_json(send, b"".join(pieces))
             return
         await send({"type": "http.response.start", "status": 200,
                     "headers": [(b"content-type", content_type), (b"cache-control", b"no-cache")]})
@@ -112,7 +120,7 @@ class LoadUpstream:
         """True when every event went out; False when the client left first."""
         await send({"type": "http.response.start", "status": 200,
                     "headers": [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache")]})
-        events = stream_events(seed, count) if count < ENDLESS else _endless(seed)
+        events = iter_stream_events(seed, count) if count < ENDLESS else _endless(seed)
         for event in events:
             if gone.is_set():
                 return False

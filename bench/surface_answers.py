@@ -1,8 +1,9 @@
 """What the load upstream answers on the non-Chat surfaces, in each one's own wire format.
 
-Minimal but valid answers, built once per event count and reused, so the fake
-upstream spends as little CPU as it can (it shares the machine with the proxy
-it measures):
+Minimal but valid answers, built once per event count and reused (up to
+`CACHED_EVENTS` events; a longer stream is built as it is sent, so its first
+event goes out at once), so the fake upstream spends as little CPU as it can
+(it shares the machine with the proxy it measures):
 - OpenAI Responses (`POST /v1/responses`): a `response` object; streamed, the
   SSE events `response.created`, `response.in_progress`,
   `response.output_item.added`, `response.content_part.added`, one
@@ -27,13 +28,16 @@ does), or pause (it answers as fast as it can).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
+from itertools import chain
 from typing import Any
 
 RESPONSES, MESSAGES, OLLAMA = "/v1/responses", "/v1/messages", "/api/chat"
 SSE, NDJSON, JSON = b"text/event-stream", b"application/x-ndjson", b"application/json"
 RESPONSE_ID = b"resp_00000000"  # replaced by each answer's own id, of the same length
 DEFAULT_EVENTS = 8
+CACHED_EVENTS = 64
 USAGE = {"input_tokens": 1, "output_tokens": 1, "total_tokens": 2}
 
 
@@ -54,16 +58,28 @@ def streams(path: str, body: dict[str, Any]) -> bool:
     return body.get("stream") is not False if path == OLLAMA else body.get("stream") is True
 
 
-def answer(path: str, body: dict[str, Any], number: int) -> tuple[bytes, list[bytes]]:
+def answer(path: str, body: dict[str, Any], number: int) -> tuple[bytes, Iterable[bytes]]:
     """(content type, the answer's body in the pieces it is sent in) for request `number` on `path`."""
     stream = streams(path, body)
     if path == RESPONSES:
         own_id = f"resp_{number % 10**8:08d}".encode()
-        pieces = responses_events(event_count(path, body)) if stream else [responses_object()]
-        return (SSE if stream else JSON), [piece.replace(RESPONSE_ID, own_id) for piece in pieces]
+        if not stream:
+            return JSON, [responses_object().replace(RESPONSE_ID, own_id)]
+        return SSE, (piece.replace(RESPONSE_ID, own_id) for piece in _pieces(responses_events, body, path))
     if path == MESSAGES:
-        return (SSE, messages_events(event_count(path, body))) if stream else (JSON, [messages_object()])
-    return (NDJSON, ollama_lines(event_count(path, body))) if stream else (JSON, [ollama_object()])
+        return (SSE, _pieces(messages_events, body, path)) if stream else (JSON, [messages_object()])
+    return (NDJSON, _pieces(ollama_lines, body, path)) if stream else (JSON, [ollama_object()])
+
+
+def _pieces(events: Callable[[int], Iterator[bytes]], body: dict[str, Any], path: str) -> Iterable[bytes]:
+    """A stream's pieces: the cached list for a usual length, built one by one for a long stream."""
+    count = event_count(path, body)
+    return _cached(events, count) if count <= CACHED_EVENTS else events(count)
+
+
+@lru_cache(maxsize=32)
+def _cached(events: Callable[[int], Iterator[bytes]], count: int) -> list[bytes]:
+    return list(events(count))
 
 
 def _dumps(data: Any) -> bytes:
@@ -91,25 +107,28 @@ def responses_object() -> bytes:
     return _dumps(_response("completed", [_message_item("ok", "completed")], USAGE))
 
 
-@lru_cache(maxsize=8)
-def responses_events(count: int) -> list[bytes]:
+def responses_events(count: int) -> Iterator[bytes]:
     words = [f" w{number}" for number in range(count)]
     text = "".join(words)
     item = _message_item(text, "completed")
     part = {"type": "output_text", "text": "", "annotations": []}
     where = {"item_id": "msg_load", "output_index": 0, "content_index": 0}
-    events: list[dict[str, Any]] = [
+    opening: list[dict[str, Any]] = [
         {"type": "response.created", "response": _response("in_progress", [], None)},
         {"type": "response.in_progress", "response": _response("in_progress", [], None)},
         {"type": "response.output_item.added", "output_index": 0, "item": _message_item("", "in_progress")},
         {"type": "response.content_part.added", **where, "part": part},
-        *({"type": "response.output_text.delta", **where, "delta": word, "logprobs": []} for word in words),
+    ]
+    deltas: Iterator[dict[str, Any]] = (
+        {"type": "response.output_text.delta", **where, "delta": word, "logprobs": []} for word in words)
+    closing: list[dict[str, Any]] = [
         {"type": "response.output_text.done", **where, "text": text, "logprobs": []},
         {"type": "response.content_part.done", **where, "part": {**part, "text": text}},
         {"type": "response.output_item.done", "output_index": 0, "item": item},
         {"type": "response.completed", "response": _response("completed", [item], USAGE)},
     ]
-    return [_sse({**event, "sequence_number": number}) for number, event in enumerate(events)]
+    for number, event in enumerate(chain(opening, deltas, closing)):
+        yield _sse({**event, "sequence_number": number})
 
 
 # --- Anthropic Messages ------------------------------------------------------------------------------------
@@ -125,19 +144,15 @@ def messages_object() -> bytes:
     return _dumps(_message([{"type": "text", "text": "ok"}], "end_turn", 1))
 
 
-@lru_cache(maxsize=8)
-def messages_events(count: int) -> list[bytes]:
-    events: list[dict[str, Any]] = [
-        {"type": "message_start", "message": _message([], None, 1)},
-        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
-        *({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": f" w{number}"}}
-          for number in range(count)),
-        {"type": "content_block_stop", "index": 0},
-        {"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None},
-         "usage": {"output_tokens": count}},
-        {"type": "message_stop"},
-    ]
-    return [_sse(event) for event in events]
+def messages_events(count: int) -> Iterator[bytes]:
+    yield _sse({"type": "message_start", "message": _message([], None, 1)})
+    yield _sse({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}})
+    for number in range(count):
+        yield _sse({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": f" w{number}"}})
+    yield _sse({"type": "content_block_stop", "index": 0})
+    yield _sse({"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+                "usage": {"output_tokens": count}})
+    yield _sse({"type": "message_stop"})
 
 
 # --- Ollama native -----------------------------------------------------------------------------------------
@@ -153,10 +168,9 @@ def ollama_object() -> bytes:
                    **DONE})
 
 
-@lru_cache(maxsize=8)
-def ollama_lines(count: int) -> list[bytes]:
-    lines = [{"model": "load", "created_at": CREATED, "message": {"role": "assistant", "content": f" w{number}"},
-              "done": False} for number in range(count)]
-    lines.append({"model": "load", "created_at": CREATED, "message": {"role": "assistant", "content": ""},
-                  **DONE, "eval_count": count})
-    return [_dumps(line) + b"\n" for line in lines]
+def ollama_lines(count: int) -> Iterator[bytes]:
+    for number in range(count):
+        yield _dumps({"model": "load", "created_at": CREATED,
+                      "message": {"role": "assistant", "content": f" w{number}"}, "done": False}) + b"\n"
+    yield _dumps({"model": "load", "created_at": CREATED, "message": {"role": "assistant", "content": ""},
+                  **DONE, "eval_count": count}) + b"\n"

@@ -312,13 +312,23 @@ def test_failed_requests_count_in_every_cell_and_soak():
 
 def test_the_load_upstream_gives_each_responses_answer_an_id_of_its_own():
     body = {"model": "load", "input": "x", "stream": True, "max_output_tokens": 2}
-    _, first = surface_answers.answer(surface_answers.RESPONSES, body, 1)
-    _, second = surface_answers.answer(surface_answers.RESPONSES, body, 2)
+    first, second = (list(surface_answers.answer(surface_answers.RESPONSES, body, n)[1]) for n in (1, 2))
     assert b'"id":"resp_00000001"' in first[0] and b'"id":"resp_00000002"' in second[0]
     assert surface_answers.RESPONSE_ID not in b"".join(first)
     assert [json.loads(e.split(b"data: ")[1])["sequence_number"] for e in first] == list(range(len(first)))
     assert surface_answers.streams(surface_answers.OLLAMA, {}) and not surface_answers.streams(
         surface_answers.MESSAGES, {})
+
+
+@pytest.mark.parametrize("path", [surface_answers.RESPONSES, surface_answers.MESSAGES, surface_answers.OLLAMA])
+def test_a_long_stream_is_the_same_bytes_as_a_cached_one_built_as_it_goes(path):
+    def pieces(count: int) -> list[bytes]:
+        body = {"stream": True, "max_tokens": count, "max_output_tokens": count, "options": {"num_predict": count}}
+        return list(surface_answers.answer(path, body, 5)[1])
+
+    short, long = pieces(surface_answers.CACHED_EVENTS), pieces(surface_answers.CACHED_EVENTS + 1)
+    assert len(long) == len(short) + 1 and long[:3] == short[:3]
+    assert b" w64" in b"".join(long) and b" w64" not in b"".join(short)
 
 
 def test_litellm_config_runs_the_hook_against_the_upstream_the_bench_sets():
