@@ -1,11 +1,17 @@
 """A fast, deterministic OpenAI-style upstream for load runs, and what it promises to send.
 
-`POST /v1/chat/completions` with `"stream": true` answers `stream_events(seed, count)`:
+`POST /v1/chat/completions` (and any path not named below) with `"stream": true`
+answers `stream_events(seed, count)`:
 `seed` and `max_tokens` (the event count) come from the request body, so a client can
 compute the exact bytes it should receive through the proxy. `max_tokens` above
 `ENDLESS` streams until the client goes away (for abort runs). `GET /stats` says how
 many requests are open, how many finished, and when each disconnected request's
 connection was seen closed (by `X-Request-ID`, on the machine-wide monotonic clock).
+
+`POST /v1/responses`, `POST /v1/messages` and `POST /api/chat` answer in the
+OpenAI Responses, Anthropic Messages and Ollama wire formats
+(bench/surface_answers.py), non-streamed or streamed, with the same pause
+between stream events.
 """
 
 from __future__ import annotations
@@ -13,9 +19,13 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections.abc import Iterator
 from typing import Any
 
+from bench import surface_answers
+
 ENDLESS = 100_000
+SURFACE_PATHS = frozenset({surface_answers.RESPONSES, surface_answers.MESSAGES, surface_answers.OLLAMA})
 COMPLETION = json.dumps({
     "id": "chatcmpl-load", "object": "chat.completion", "created": 1, "model": "load",
     "choices": [{"index": 0, "message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop"}],
@@ -24,9 +34,16 @@ COMPLETION = json.dumps({
 
 def stream_events(seed: int, count: int) -> list[bytes]:
     """The SSE events (each a complete `data: …\\n\\n`) answered for `seed`, ending in [DONE]."""
-    events = [_chunk(seed, {"role": "assistant", "content": ""}, None)]
-    events += [_chunk(seed, {"content": f" w{seed}-{i}"}, None) for i in range(count)]
-    return [*events, _chunk(seed, {}, "stop"), b"data: [DONE]\n\n"]
+    return list(iter_stream_events(seed, count))
+
+
+def iter_stream_events(seed: int, count: int) -> Iterator[bytes]:
+    """`stream_events`, each built as it is sent: a long stream's first event goes out at once."""
+    yield _chunk(seed, {"role": "assistant", "content": ""}, None)
+    for number in range(count):
+        yield _chunk(seed, {"content": f" w{seed}-{number}"}, None)
+    yield _chunk(seed, {}, "stop")
+    yield b"data: [DONE]\n\n"
 
 
 def expected_stream(seed: int, count: int) -> bytes:
@@ -47,6 +64,7 @@ class LoadUpstream:
         self.open = 0
         self.finished = 0
         self.closed_at: dict[str, float] = {}
+        self.answered = 0
 
     def stats(self) -> dict[str, Any]:
         return {"open": self.open, "finished": self.finished, "closed_at": dict(self.closed_at)}
@@ -59,8 +77,26 @@ class LoadUpstream:
         elif scope["path"] == "/stats/reset":
             self.finished, self.closed_at = 0, {}
             await _send_json(send, b"{}")
+        elif scope["path"] in SURFACE_PATHS:
+            await self._surface(scope["path"], receive, send)
         else:
             await self._chat(scope, receive, send)
+
+    async def _surface(self, path: str, receive: Any, send: Any) -> None:
+        body = json.loads(await _read_body(receive) or b"{}")
+        self.answered += 1
+        content_type, pieces = surface_answers.answer(path, body, self.answered)
+        if content_type == surface_answers.JSON:
+            await _send_json(send, b"".join(pieces))
+            return
+        await send({"type": "http.response.start", "status": 200,
+                    "headers": [(b"content-type", content_type), (b"cache-control", b"no-cache")]})
+        for piece in pieces:
+            await send({"type": "http.response.body", "body": piece, "more_body": True})
+            if self.gap:
+                await asyncio.sleep(self.gap)
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+        self.finished += 1
 
     async def _chat(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         body = json.loads(await _read_body(receive) or b"{}")
@@ -84,7 +120,7 @@ class LoadUpstream:
         """True when every event went out; False when the client left first."""
         await send({"type": "http.response.start", "status": 200,
                     "headers": [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache")]})
-        events = stream_events(seed, count) if count < ENDLESS else _endless(seed)
+        events = iter_stream_events(seed, count) if count < ENDLESS else _endless(seed)
         for event in events:
             if gone.is_set():
                 return False

@@ -1,184 +1,163 @@
-"""The performance benchmark: skillproxy against direct calls, a bare passthrough and LiteLLM.
+"""The performance benchmark: skillproxy against direct calls, a bare passthrough and LiteLLM, on every surface.
 
     python -m bench.perf_bench                    # the full run: 10 s per cell, a 10,000-request soak
-    python -m bench.perf_bench --quick            # 2 s per cell, a 2,000-request soak: a few minutes
+    python -m bench.perf_bench --quick            # 2 s per cell, a 2,000-request soak, no profiles: a few minutes
     python -m bench.perf_bench --skip-litellm --duration 5 --json perf.json
+    python -m bench.perf_bench --quick --no-surfaces --workers 1   # the Chat Completions table only
 
 One run, one fast fake upstream (bench/load_upstream.py, no pause between stream
 events) on 127.0.0.1, and four targets measured one after the other, each the
 only server running besides the upstream, each one process (one worker):
-
-1. direct: the fake upstream itself (the floor);
-2. bare: bench/bare_passthrough.py, the smallest Starlette + httpx proxy;
-3. skillproxy: `skillproxy serve` over the seven corpus roots of ../shared/corpus,
-   routing on, the shipped config/skillproxy.yaml otherwise (server tool mode);
-4. LiteLLM: its proxy with a no-op `async_pre_call_hook` (bench/litellm_hook.py,
-   bench/litellm_config.yaml), installed from PyPI into its own venv under
-   ~/.cache/skillproxy-bench the first time (about a minute).
+direct (the fake upstream itself, the floor), bare (bench/bare_passthrough.py,
+the smallest Starlette + httpx proxy), skillproxy (`skillproxy serve` over the
+seven corpus roots, routing on) and LiteLLM (its proxy with a no-op hook);
+bench/perf_servers.py starts them.
 
 wrk (Debian's package `wrk`) makes the load: for concurrency 1 and 32, non-stream and
-stream, requests/s and p50/p99 latency, each request a chat body of its own so
+stream, requests/s and p50/p99 latency, each request a body of its own so
 skillproxy routes every one (bench/perf_load.py). Then, at concurrency 1 from a
 raw socket, the time to the first event of a stream (median and p99), and one
 2,000-event stream whose first event must come long before its end (a buffering
 proxy would hold it). Then each proxy's RSS before and after a soak of 10,000
-requests at concurrency 32, half of them streams. Apart from the servers, the
-preprocess time per request at 1,000 skills (bench/big_catalog.py), timed on the
-engine directly over the dev cases. Prints a Markdown table and the goals, each a figure
-and the limit it must stay within (bench/perf_report.py `goals`); exits 1 when a goal is
-missed or a request failed.
+requests at concurrency 32, half of them streams. That is the Chat Completions
+table (LiteLLM included).
+
+With `--surfaces` (the default), the same cells, first bytes and long stream for
+OpenAI Responses (`POST /v1/responses`), Anthropic Messages (`POST /v1/messages`)
+and Ollama native (`POST /api/chat`, NDJSON), each answered by the fake upstream
+in its own wire format: direct, bare and skillproxy on the same path (skillproxy
+sends `/api/chat` to the upstream's root, bare forwards every path as it came).
+
+With `--workers N` (default 2; 1 skips it), skillproxy twice more, one worker
+and `--workers N`, both up at once, at c32 non-stream and stream against the
+same upstream, the cells interleaved: req/s of N workers over one worker's, the
+CPU seconds per second that skillproxy's processes, the upstream, wrk and the
+rest of the machine used in each cell (they share the machine's cores), and the
+RSS of the process manager and of each worker.
+
+Apart from the servers, the preprocess time per request at 1,000 skills
+(bench/preprocess_timing.py), timed on the engine directly over the dev cases.
+
+Prints Markdown tables and the goals, each a figure and the limit it must stay
+within (bench/perf_report.py `goals`). With `--profile-misses` (the default,
+off with --quick), each missed goal's cell is loaded again under py-spy
+(bench/perf_profile.py) and the report lists the top own-time functions and
+packages there. Exits 1 when a goal is missed or a request failed.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import subprocess
 import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
 import httpx
 
-from bench.load_bench import free_port, wait_ready
 from bench.perf_load import (
     ALTERNATE,
     ALWAYS,
+    CHAT,
     NEVER,
+    SURFACE_BY_NAME,
+    SURFACES,
+    Surface,
     WrkMissing,
-    chat_body,
+    cpu_seconds,
     lua_script,
+    machine_busy_seconds,
     process_count,
+    reaped_children_cpu,
+    rss_by_process,
     rss_bytes,
     run_wrk,
     stream_times,
     wrk_path,
 )
-from bench.perf_report import goals, report
+from bench.perf_report import error_count, goals, missed_where, report
+from bench.perf_servers import LITELLM_VERSION, Target, litellm_venv, start_target, upstream_server
+from bench.preprocess_timing import percentile, preprocess_times
 
-REPO = Path(__file__).resolve().parent.parent
-CHAT = "/v1/chat/completions"
 CELLS = ((1, False), (1, True), (32, False), (32, True))
+WORKER_CELLS = ((32, False), (32, True))
 LONG_EVENTS = 2000
-LITELLM_VERSION = "1.82.6"  # a known-clean release: 1.82.7 and 1.82.8 were malicious uploads (BerriAI/litellm#24518)
-CACHE = Path.home() / ".cache" / "skillproxy-bench"
+PROFILE_TOP = 12
 
-
-@dataclass(frozen=True)
-class Target:
-    name: str
-    port: int
-    pid: int
-    soak: bool  # a proxy: its RSS is measured over the soak
+__all__ = ["CELLS", "cell_name", "main", "percentile", "preprocess_times", "run"]
 
 
 def cell_name(concurrency: int, stream: bool) -> str:
     return f"c{concurrency} {'stream' if stream else 'non-stream'}"
 
 
-def percentile(values: list[float], share: float) -> float:
-    """Nearest-rank percentile (share 0.5 is the median)."""
-    ordered = sorted(values)
-    return ordered[max(0, math.ceil(share * len(ordered)) - 1)] if ordered else float("nan")
-
-
-# --- the servers -------------------------------------------------------------------------------------------
-
-def spawn(stack: ExitStack, argv: list[str], log: Path, cwd: Path = REPO,
-          env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
-    out = stack.enter_context(open(log, "wb"))  # noqa: SIM115 - the ExitStack closes it
-    process = subprocess.Popen(argv, cwd=cwd, stdout=out, stderr=subprocess.STDOUT, env=env)
-    stack.callback(_stop, process)
-    return process
-
-
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    process.terminate()
-    try:
-        process.wait(timeout=15)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
-
-
-def corpus_roots() -> list[str]:
-    from bench.corpus_skills import corpus_roots as roots
-
-    found = [str(root) for root in roots() if root.is_dir()]
-    if len(found) != 7:
-        raise SystemExit(f"the seven corpus roots are not all there ({len(found)} found under ../shared/corpus)")
-    return found
-
-
-def litellm_venv(cache: Path = CACHE, version: str = LITELLM_VERSION) -> Path:
-    """The `litellm` command of the benchmark's own venv, made (and LiteLLM installed) when missing."""
-    venv = cache / "litellm-venv"
-    command = venv / "bin" / "litellm"
-    if command.exists() and list(venv.glob(f"lib/python*/site-packages/litellm-{version}.dist-info")):
-        return command
-    print(f"installing litellm[proxy]=={version} into {venv} (once, about a minute)", file=sys.stderr, flush=True)
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    subprocess.run([str(venv / "bin" / "pip"), "install", "--quiet", f"litellm[proxy]=={version}"], check=True)
-    return command
-
-
-def start_target(stack: ExitStack, name: str, upstream: int, logs: Path, litellm: Path | None) -> Target:
-    port, origin = free_port(), f"http://127.0.0.1:{upstream}"
-    if name == "bare":
-        process, ready = spawn(stack, [sys.executable, "-m", "bench.bare_passthrough", "--upstream", origin,
-                                       "--port", str(port)], logs / "bare.log"), "/stats"
-    elif name == "skillproxy":
-        roots = [arg for root in corpus_roots() for arg in ("--root", root)]
-        process, ready = spawn(stack, [sys.executable, "-m", "proxy", "serve", "--upstream", origin + "/v1",
-                                       "--port", str(port), "--log-format", "json", *roots],
-                               logs / "skillproxy.log"), "/healthz"
-    else:
-        assert litellm is not None
-        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(Path.home()), "LANG": "C.UTF-8",
-               "PERF_BENCH_UPSTREAM": origin + "/v1", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
-        argv = [str(litellm), "--config", str(REPO / "bench" / "litellm_config.yaml"), "--host", "127.0.0.1",
-                "--port", str(port), "--num_workers", "1", "--telemetry", "False"]
-        process, ready = spawn(stack, argv, logs / "litellm.log", cwd=REPO / "bench", env=env), "/health/liveliness"
-    wait_ready(f"http://127.0.0.1:{port}{ready}", timeout=180)
-    return Target(name, port, process.pid, soak=True)
-
-
-def route_header(port: int) -> str:
-    """What skillproxy decided for the benchmark message (shows that routing is on)."""
-    answer = httpx.post(f"http://127.0.0.1:{port}{CHAT}", content=chat_body("route-check", 0, stream=False),
+def route_header(port: int, surface: Surface = CHAT) -> str:
+    """What skillproxy decided for the benchmark message on `surface` (shows that routing is on)."""
+    body = surface.body(f"route-check-{surface.name}", 0, False)
+    answer = httpx.post(f"http://127.0.0.1:{port}{surface.path}", content=body,
                         headers={"content-type": "application/json"}, timeout=30)
-    return answer.headers.get("x-skills-route", f"(no X-Skills-Route header; HTTP {answer.status_code})")
+    return str(answer.headers.get("x-skills-route", f"(no X-Skills-Route header; HTTP {answer.status_code})"))
 
 
 # --- measuring one target ----------------------------------------------------------------------------------
 
-def measure(target: Target, args: argparse.Namespace, folder: Path) -> dict[str, Any]:
-    url = f"http://127.0.0.1:{target.port}{CHAT}"
-    run_wrk(url, lua_script(folder, f"{target.name}-warm", ALTERNATE), 32, args.warmup)
-    result: dict[str, Any] = {"cells": {}, "processes": process_count(target.pid)}
-    for concurrency, stream in CELLS:
-        tag = f"{target.name}-c{concurrency}-{'s' if stream else 'n'}"
-        cell = run_wrk(url, lua_script(folder, tag, ALWAYS if stream else NEVER), concurrency, args.duration)
-        result["cells"][cell_name(concurrency, stream)] = {
-            "rps": cell.rps, "p50_ms": cell.p50_ms, "p99_ms": cell.p99_ms, "requests": cell.requests,
-            "errors": cell.errors}
-        print(f"  {target.name:10} {cell_name(concurrency, stream):15} {cell.rps:8.0f} req/s  "
-              f"p50 {cell.p50_ms:7.2f} ms  p99 {cell.p99_ms:7.2f} ms  errors {cell.errors}", file=sys.stderr)
-    firsts = [first for first, _ in stream_times(target.port, CHAT, f"{target.name}-ttfb", args.ttfb)]
+def run_cell(target: Target, surface: Surface, concurrency: int, stream: bool, seconds: float, folder: Path,
+             upstream: Target, label: str | None = None) -> dict[str, Any]:
+    """One wrk cell: its figures, and for a proxy the CPU seconds per second it, the upstream and wrk used."""
+    url = f"http://127.0.0.1:{target.port}{surface.path}"
+    tag = f"{label or target.name}-{surface.name}-c{concurrency}-{'s' if stream else 'n'}"
+    script = lua_script(folder, tag, ALWAYS if stream else NEVER, surface=surface)
+    proxy = target.pid != upstream.pid
+    before = (cpu_seconds(target.pid) if proxy else 0.0, cpu_seconds(upstream.pid), reaped_children_cpu(),
+              machine_busy_seconds())
+    cell = run_wrk(url, script, concurrency, seconds)
+    after = (cpu_seconds(target.pid) if proxy else 0.0, cpu_seconds(upstream.pid), reaped_children_cpu(),
+             machine_busy_seconds())
+    found: dict[str, Any] = {"rps": cell.rps, "p50_ms": cell.p50_ms, "p99_ms": cell.p99_ms,
+                             "requests": cell.requests, "errors": cell.errors}
+    if proxy and cell.seconds:
+        used = [(b - a) / cell.seconds for a, b in zip(before, after, strict=True)]
+        found["cpu"] = {"proxy": used[0], "upstream": used[1], "wrk": used[2], "total": sum(used[:3]),
+                        "other": max(0.0, used[3] - sum(used[:3]))}
+    print(f"  {label or target.name:12} {surface.name:9} {cell_name(concurrency, stream):15} {cell.rps:8.0f} req/s  "
+          f"p50 {cell.p50_ms:7.2f} ms  p99 {cell.p99_ms:7.2f} ms  errors {cell.errors}", file=sys.stderr, flush=True)
+    return found
+
+
+def measure_surface(target: Target, surface: Surface, args: argparse.Namespace, folder: Path,
+                    upstream: Target) -> dict[str, Any]:
+    """The four cells, the first bytes and the long stream of one surface."""
+    url = f"http://127.0.0.1:{target.port}{surface.path}"
+    run_wrk(url, lua_script(folder, f"{target.name}-{surface.name}-warm", ALTERNATE, surface=surface), 32,
+            args.warmup)
+    result: dict[str, Any] = {"cells": {cell_name(c, s): run_cell(target, surface, c, s, args.duration, folder,
+                                                                   upstream) for c, s in CELLS}}
+    firsts = [first for first, _ in stream_times(target.port, surface, f"{target.name}-{surface.name}-ttfb",
+                                                 args.ttfb)]
     result["ttfb_ms"] = {"p50": percentile(firsts, 0.5) * 1000, "p99": percentile(firsts, 0.99) * 1000,
                          "n": len(firsts)}
-    first, total = stream_times(target.port, CHAT, f"{target.name}-long", 1, events=LONG_EVENTS)[0]
+    first, total = stream_times(target.port, surface, f"{target.name}-{surface.name}-long", 1,
+                                events=LONG_EVENTS)[0]
     result["long_stream"] = {"events": LONG_EVENTS, "first_ms": first * 1000, "total_ms": total * 1000}
+    return result
+
+
+def measure(target: Target, args: argparse.Namespace, folder: Path, upstream: Target) -> dict[str, Any]:
+    """Chat Completions (cells, first bytes, long stream, the soak), then each other surface unless LiteLLM."""
+    result: dict[str, Any] = {**measure_surface(target, CHAT, args, folder, upstream),
+                              "processes": process_count(target.pid)}
     if target.soak:
+        url = f"http://127.0.0.1:{target.port}{CHAT.path}"
         result["rss"] = soak(target, url, args, folder, result["cells"])
+    if args.surfaces and target.name != "litellm":
+        result["surfaces"] = {surface.name: measure_surface(target, surface, args, folder, upstream)
+                              for surface in SURFACES if surface is not CHAT}
     return result
 
 
@@ -196,51 +175,72 @@ def soak(target: Target, url: str, args: argparse.Namespace, folder: Path,
         done, errors, part, rate = done + run.requests, errors + run.errors, part + 1, max(1.0, run.rps)
     time.sleep(1.0)
     after = rss_bytes(target.pid)
-    print(f"  {target.name:10} soak            {done} requests, RSS {before / 2**20:.1f} -> {after / 2**20:.1f} MiB",
+    print(f"  {target.name:12} soak            {done} requests, RSS {before / 2**20:.1f} -> {after / 2**20:.1f} MiB",
           file=sys.stderr)
     return {"before_mib": before / 2**20, "after_mib": after / 2**20, "growth": after / before - 1,
             "requests": done, "errors": errors}
 
 
-def preprocess_times(size: int, passes: int) -> dict[str, Any]:
-    """engine.preprocess per request over a `size`-skill catalog: every dev case, `passes` times (new turns)."""
-    from bench.big_catalog import write_big_catalog
-    from bench.corpus_skills import load_cases
-    from proxy.engine.skill_engine import SkillEngine
-    from proxy.settings import load_settings
-    from proxy.surfaces.chat_messages import read_messages
+def measure_workers(args: argparse.Namespace, folder: Path, upstream: Target) -> dict[str, Any]:
+    """skillproxy --workers N against one worker at c32, non-stream and stream, the cells interleaved (one
+    worker, N workers, one, N: both servers are up, only the loaded one works), then each process's RSS."""
+    label = f"skillproxy-w{args.workers}"
+    with ExitStack() as stack:
+        one = start_target(stack, "skillproxy", upstream.port, folder, None)
+        several = start_target(stack, "skillproxy", upstream.port, folder, None, workers=args.workers)
+        for target, tag in ((one, "skillproxy-w1"), (several, label)):
+            url = f"http://127.0.0.1:{target.port}{CHAT.path}"
+            run_wrk(url, lua_script(folder, f"{tag}-warm", ALTERNATE), 32, args.warmup)
+        one_cells, cells = {}, {}
+        for c, s in WORKER_CELLS:
+            one_cells[cell_name(c, s)] = run_cell(one, CHAT, c, s, args.duration, folder, upstream, "skillproxy-w1")
+            cells[cell_name(c, s)] = run_cell(several, CHAT, c, s, args.duration, folder, upstream, label)
+        one_rss, rss = rss_bytes(one.pid) / 2**20, rss_by_process(several.pid)
+    print(f"  {label:12} RSS parent {rss['parent_mib']:.1f} MiB, workers "
+          + ", ".join(f"{mib:.1f}" for mib in rss["workers_mib"]) + f" MiB; one worker {one_rss:.1f} MiB",
+          file=sys.stderr)
+    return {"count": args.workers, "cells": cells, "rss": rss, "one_worker_cells": one_cells,
+            "one_worker_rss_mib": one_rss, "processes": 1 + len(rss["workers_mib"]) + len(rss["others_mib"])}
 
-    with tempfile.TemporaryDirectory(prefix="skillproxy-perf-catalog-") as tmp:
-        roots = write_big_catalog(Path(tmp), size)
-        settings = load_settings(None, env={}, overrides={"roots": tuple(str(root) for root in roots)})
-        engine = SkillEngine.from_settings(settings, watch=False)
-        texts = [case["text"] for case in load_cases()]
-        for text in texts[:20]:
-            engine.preprocess(read_messages([{"role": "user", "content": f"{text} (warm-up)"}]))
-        times = []
-        for number in range(passes):
-            for text in texts:
-                body = {"model": "load", "messages": [{"role": "user", "content": f"{text} ({number})"}]}
-                started = time.perf_counter()
-                engine.preprocess(read_messages(body["messages"]))
-                times.append(time.perf_counter() - started)
-        skills = len(engine.context.catalog.skills)
-    return {"skills": skills, "n": len(times), "p50_ms": percentile(times, 0.5) * 1000,
-            "p99_ms": percentile(times, 0.99) * 1000}
+
+# --- profiles of the goals missed --------------------------------------------------------------------------
+
+def profile_misses(results: dict[str, Any], args: argparse.Namespace, folder: Path,
+                   upstream: Target) -> list[dict[str, Any]]:
+    """py-spy on each cell a missed goal is about: the top own-time functions and packages there."""
+    from bench.perf_profile import Profile, PySpyMissing, profile_preprocess, profile_under_load
+
+    missed = missed_where(results)
+    found: list[dict[str, Any]] = []
+    by_workers: dict[int, list[Any]] = {}
+    for where in missed:
+        by_workers.setdefault(0 if where.preprocess else where.workers, []).append(where)
+    for workers, places in sorted(by_workers.items()):
+        with ExitStack() as stack:
+            target = None
+            for where in places:
+                print(f"profiling {where.key} ...", file=sys.stderr, flush=True)
+                entry: dict[str, Any] = {"where": where.key, "goals": missed[where], "seconds": args.profile_seconds}
+                try:
+                    profile: Profile
+                    if where.preprocess:
+                        profile = profile_preprocess(args.catalog_size, args.profile_seconds, folder)
+                    else:
+                        if target is None:
+                            target = start_target(stack, "skillproxy", upstream.port, folder, None, workers=workers)
+                        profile = profile_under_load(target, SURFACE_BY_NAME[where.surface], where.concurrency,
+                                                     where.stream, args.profile_seconds, folder,
+                                                     subprocesses=workers > 1, warmup=args.warmup)
+                except (PySpyMissing, RuntimeError, OSError, subprocess.SubprocessError) as failed:
+                    entry["error"] = str(failed)
+                else:
+                    entry.update(samples=profile.samples, own=profile.top("own", PROFILE_TOP),
+                                 packages=profile.top("packages", PROFILE_TOP))
+                found.append(entry)
+    return found
 
 
 # --- the run -----------------------------------------------------------------------------------------------
-
-@contextmanager
-def upstream_server(logs: Path) -> Iterator[Target]:
-    """The fast fake upstream (no pause between stream events), as the `direct` target."""
-    with ExitStack() as stack:
-        port = free_port()
-        process = spawn(stack, [sys.executable, "-m", "bench.load_upstream", "--port", str(port), "--gap", "0"],
-                        logs / "upstream.log")
-        wait_ready(f"http://127.0.0.1:{port}/stats")
-        yield Target("direct", port, process.pid, soak=False)
-
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
     litellm = None if args.skip_litellm else litellm_venv()
@@ -256,7 +256,15 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 target = direct if name == "direct" else start_target(stack, name, direct.port, folder, litellm)
                 if name == "skillproxy":
                     results["skillproxy_route"] = route_header(target.port)
-                results["targets"][name] = measure(target, args, folder)
+                    if args.surfaces:
+                        results["skillproxy_routes"] = {s.name: route_header(target.port, s)
+                                                        for s in SURFACES if s is not CHAT}
+                results["targets"][name] = measure(target, args, folder, direct)
+        if args.workers > 1:
+            print(f"skillproxy --workers {args.workers} ...", file=sys.stderr, flush=True)
+            results["workers"] = measure_workers(args, folder, direct)
+        if args.profile_misses and missed_where(results):
+            results["profiles"] = profile_misses(results, args, folder, direct)
     results["config"]["load_after"] = os.getloadavg()[0]
     return results
 
@@ -266,6 +274,7 @@ def config(args: argparse.Namespace) -> dict[str, Any]:
     return {"duration_s": args.duration, "soak_requests": args.soak, "ttfb_samples": args.ttfb,
             "litellm": None if args.skip_litellm else LITELLM_VERSION, "python": sys.version.split()[0],
             "wrk": wrk[0] if wrk else "wrk", "cores": os.cpu_count(), "load_before": os.getloadavg()[0],
+            "surfaces": args.surfaces, "workers": args.workers, "profile_misses": args.profile_misses,
             "run": uuid.uuid4().hex[:8]}
 
 
@@ -274,8 +283,17 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--duration", type=float, help="seconds per wrk cell (default 10; 2 with --quick)")
     parser.add_argument("--soak", type=int, help="requests in each proxy's RSS soak (default 10000; 2000 with --quick)")
     parser.add_argument("--ttfb", type=int, help="streams timed for the first byte (default 200; 50 with --quick)")
-    parser.add_argument("--quick", action="store_true", help="short cells, a short soak: a check that it all runs")
+    parser.add_argument("--quick", action="store_true",
+                        help="short cells, a short soak, no profiles unless --profile-misses: a check that it all runs")
     parser.add_argument("--skip-litellm", action="store_true", help="no LiteLLM (no venv, no install)")
+    parser.add_argument("--surfaces", action=argparse.BooleanOptionalAction, default=True,
+                        help="also measure OpenAI Responses, Anthropic Messages and Ollama native (default on)")
+    parser.add_argument("--workers", type=int, default=2, metavar="N",
+                        help="also measure skillproxy --workers N at c32 (default 2; 1 skips it)")
+    parser.add_argument("--profile-misses", action=argparse.BooleanOptionalAction, default=None,
+                        help="py-spy on the cell of each goal missed (default on; off with --quick)")
+    parser.add_argument("--profile-seconds", type=float,
+                        help="seconds each profile records (default 10; 4 with --quick)")
     parser.add_argument("--catalog-size", type=int, default=1000, help="skills for the preprocess timing")
     parser.add_argument("--json", type=Path, metavar="FILE", help="also write every figure to FILE")
     args = parser.parse_args(argv)
@@ -284,6 +302,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     args.soak = args.soak or (2000 if quick else 10_000)
     args.ttfb = args.ttfb or (50 if quick else 200)
     args.warmup = 1.0 if quick else 3.0
+    args.profile_misses = (not quick) if args.profile_misses is None else args.profile_misses
+    args.profile_seconds = args.profile_seconds or (4.0 if quick else 10.0)
     return args
 
 
@@ -294,15 +314,14 @@ def main(argv: list[str] | None = None) -> int:
     except WrkMissing as missing:
         print(f"perf_bench: {missing}", file=sys.stderr)
         return 2
+    started = time.monotonic()
     results = run(args)
+    results["config"]["run_seconds"] = round(time.monotonic() - started, 1)
     if args.json:
         args.json.write_text(json.dumps(results, indent=2), encoding="utf-8")
     print(report(results))
     failed = [row for row in goals(results) if row[3] is False]
-    targets = results["targets"].values()
-    errors = sum(cell["errors"] for t in targets for cell in t["cells"].values())
-    errors += sum(t["rss"]["errors"] for t in targets if t.get("rss"))
-    return 1 if failed or errors else 0
+    return 1 if failed or error_count(results) else 0
 
 
 if __name__ == "__main__":

@@ -1,25 +1,31 @@
-"""The measuring tools of bench/perf_bench.py: wrk with a Lua body script, a raw-socket TTFB client, RSS.
+"""The measuring tools of bench/perf_bench.py: wrk with a Lua body script, a raw-socket TTFB client, RSS, CPU.
 
 wrk (Debian's package `wrk`) makes the load: one thread, C keep-alive connections,
-each request a POST to /v1/chat/completions with a body of its own (the user
-message carries a counter, so skillproxy routes every request instead of
-replaying a turn it has seen). Its `done()` hook prints the figures as one
-`WRKJSON {...}` line: request count, duration, p50/p99 latency in microseconds,
-errors. wrk cannot see when the first byte of a stream arrives, so the time to
-first byte is measured here with a blocking socket, one request at a time, on
-one keep-alive connection: the client's own cost is the same for every target.
+each request a POST to one surface's path (`SURFACES`: Chat Completions, OpenAI
+Responses, Anthropic Messages, Ollama's `/api/chat`) with a body of its own (the
+user message carries a counter, so skillproxy routes every request instead of
+replaying a turn it has seen). Each surface's body is built once in Python
+(`Surface.body`); the Lua script is cut from the same JSON, so the two cannot
+differ. Its `done()` hook prints the figures as one `WRKJSON {...}` line:
+request count, duration, p50/p99 latency in microseconds, errors. wrk cannot
+see when the first byte of a stream arrives, so the time to first byte is
+measured here with a blocking socket, one request at a time, on one keep-alive
+connection: the client's own cost is the same for every target.
 """
 
 from __future__ import annotations
 
 import json
+import resource
 import shutil
 import socket
 import subprocess
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from string import Template
+from typing import Any
 
 import psutil
 
@@ -29,15 +35,18 @@ MESSAGE = ("make me a p5.js sketch with thousands of thin lines drifting like wi
 EVENTS = 8  # content events per stream (the fake upstream sends max_tokens of them)
 NEVER, ALWAYS, ALTERNATE = 0, 1, 2  # which requests of a wrk run ask for a stream
 
+TEXT = "@@TEXT@@"  # where the user message goes in a surface's body, cut out for the Lua script
+
 LUA = Template(r"""
 local mode, counter = $mode, 0
-local prefix = '{"model":"load","max_tokens":$events,"messages":[{"role":"user","content":"$message ($tag '
+local prefix = '$prefix'
+local plain_tail, stream_tail = '$plain_tail', '$stream_tail'
 local headers = {["Content-Type"] = "application/json"}
 
 function request()
   counter = counter + 1
   local stream = mode == 1 or (mode == 2 and counter % 2 == 0)
-  local body = prefix .. counter .. ')"}]' .. (stream and ',"stream":true}' or '}')
+  local body = prefix .. counter .. (stream and stream_tail or plain_tail)
   return wrk.format("POST", nil, headers, body)
 end
 
@@ -49,6 +58,58 @@ function done(summary, latency, requests)
     e.connect, e.read, e.write, e.status, e.timeout))
 end
 """)
+
+
+def _user(text: str) -> list[dict[str, str]]:
+    return [{"role": "user", "content": text}]
+
+
+def _chat(text: str, events: int, stream: bool) -> dict[str, Any]:
+    return {"model": "load", "max_tokens": events, "messages": _user(text), **({"stream": True} if stream else {})}
+
+
+def _responses(text: str, events: int, stream: bool) -> dict[str, Any]:
+    return {"model": "load", "max_output_tokens": events, "input": text, **({"stream": True} if stream else {})}
+
+
+def _ollama(text: str, events: int, stream: bool) -> dict[str, Any]:
+    return {"model": "load", "options": {"num_predict": events}, "messages": _user(text), "stream": stream}
+
+
+@dataclass(frozen=True)
+class Surface:
+    """One wire format the benchmark loads: its path, its request body, how its stream's first event starts."""
+
+    name: str
+    label: str
+    path: str
+    build: Callable[[str, int, bool], dict[str, Any]]  # (user text, content events, stream) -> the body
+    first_event: bytes  # the first bytes of a streamed answer's first event
+    accept: str = "text/event-stream"  # what a streaming client of this API asks for
+
+    def body(self, tag: str, number: int, stream: bool, events: int = EVENTS) -> bytes:
+        """One benchmark request body, as wrk's script builds it."""
+        return _dumps(self.build(f"{MESSAGE} ({tag} {number})", events, stream))
+
+    def lua_pieces(self, tag: str, events: int = EVENTS) -> tuple[str, str, str]:
+        """(the body up to the request's number, what follows it non-streamed, what follows it streamed)."""
+        plain_head, plain_tail = _dumps(self.build(TEXT, events, False)).decode().split(TEXT)
+        stream_head, stream_tail = _dumps(self.build(TEXT, events, True)).decode().split(TEXT)
+        if plain_head != stream_head:
+            raise ValueError(f"{self.name}: `stream` must come after the user message in the body")
+        return f"{plain_head}{MESSAGE} ({tag} ", ")" + plain_tail, ")" + stream_tail
+
+
+CHAT = Surface("chat", "Chat Completions", "/v1/chat/completions", _chat, b"data:")
+RESPONSES = Surface("responses", "OpenAI Responses", "/v1/responses", _responses, b"data:")
+MESSAGES = Surface("messages", "Anthropic Messages", "/v1/messages", _chat, b"data:")
+OLLAMA = Surface("ollama", "Ollama native", "/api/chat", _ollama, b'{"', "application/x-ndjson")
+SURFACES = (CHAT, RESPONSES, MESSAGES, OLLAMA)
+SURFACE_BY_NAME = {surface.name: surface for surface in SURFACES}
+
+
+def _dumps(data: Any) -> bytes:
+    return json.dumps(data, separators=(",", ":")).encode()
 
 
 class WrkMissing(RuntimeError):
@@ -76,10 +137,14 @@ def wrk_path() -> str:
     return path
 
 
-def lua_script(folder: Path, tag: str, mode: int, events: int = EVENTS) -> Path:
-    """A wrk script posting chat bodies, `mode` saying which ask for a stream (NEVER, ALWAYS, ALTERNATE)."""
+def lua_script(folder: Path, tag: str, mode: int, events: int = EVENTS, surface: Surface = CHAT) -> Path:
+    """A wrk script posting `surface`'s bodies, `mode` saying which ask for a stream (NEVER, ALWAYS, ALTERNATE)."""
+    prefix, plain_tail, stream_tail = surface.lua_pieces(tag, events)
+    if "'" in prefix + plain_tail + stream_tail or "\\" in prefix + plain_tail + stream_tail:
+        raise ValueError("a quote or backslash in a body piece: the Lua string would read it differently")
     path = folder / f"{tag}.lua"
-    path.write_text(LUA.substitute(mode=mode, events=events, message=MESSAGE, tag=tag), encoding="utf-8")
+    path.write_text(LUA.substitute(mode=mode, prefix=prefix, plain_tail=plain_tail, stream_tail=stream_tail),
+                    encoding="utf-8")
     return path
 
 
@@ -101,28 +166,26 @@ def parse_wrk(output: str) -> WrkResult:
 
 
 def chat_body(tag: str, number: int, stream: bool, events: int = EVENTS) -> bytes:
-    """One benchmark request body, as wrk's script builds it."""
-    message = {"role": "user", "content": f"{MESSAGE} ({tag} {number})"}
-    body = {"model": "load", "max_tokens": events, "messages": [message], **({"stream": True} if stream else {})}
-    return json.dumps(body, separators=(",", ":")).encode()
+    """One Chat Completions benchmark body, as wrk's script builds it."""
+    return CHAT.body(tag, number, stream, events)
 
 
-def stream_times(port: int, path: str, tag: str, count: int, events: int = EVENTS,
+def stream_times(port: int, surface: Surface, tag: str, count: int, events: int = EVENTS,
                  timeout: float = 60.0) -> list[tuple[float, float]]:
-    """(seconds to the first SSE event, seconds to the end of the answer) for `count` streams in a row."""
+    """(seconds to the first event, seconds to the end of the answer) for `count` streams in a row."""
     times = []
     with socket.create_connection(("127.0.0.1", port), timeout=timeout) as sock:
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         for number in range(count):
-            body = chat_body(tag, number, stream=True, events=events)
-            head = (f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
-                    f"Accept: text/event-stream\r\nContent-Length: {len(body)}\r\n\r\n").encode()
-            times.append(_one_stream(sock, head + body))
+            body = surface.body(tag, number, stream=True, events=events)
+            head = (f"POST {surface.path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+                    f"Accept: {surface.accept}\r\nContent-Length: {len(body)}\r\n\r\n").encode()
+            times.append(_one_stream(sock, head + body, surface.first_event))
     return times
 
 
-def _one_stream(sock: socket.socket, request: bytes) -> tuple[float, float]:
-    """Send one request; read its chunked answer to the end. The first event is the first `data:` seen."""
+def _one_stream(sock: socket.socket, request: bytes, first_event: bytes) -> tuple[float, float]:
+    """Send one request; read its chunked answer to the end. The first event: `first_event` seen after the head."""
     started = time.perf_counter()
     sock.sendall(request)
     received, first = bytearray(), None
@@ -134,7 +197,8 @@ def _one_stream(sock: socket.socket, request: bytes) -> tuple[float, float]:
         if first is None:
             if not received.startswith(b"HTTP/1.1 200"):
                 raise ConnectionError(f"not a 200 stream: {bytes(received[:300])!r}")
-            if b"data:" in received:
+            head_end = received.find(b"\r\n\r\n")
+            if head_end >= 0 and received.find(first_event, head_end) >= 0:
                 first = time.perf_counter() - started
         if received.endswith(b"\r\n0\r\n\r\n"):
             return first if first is not None else float("nan"), time.perf_counter() - started
@@ -148,3 +212,45 @@ def rss_bytes(pid: int) -> int:
 
 def process_count(pid: int) -> int:
     return 1 + len(psutil.Process(pid).children(recursive=True))
+
+
+def rss_by_process(pid: int) -> dict[str, Any]:
+    """The resident memory of a process and of each child: `parent_mib`, `workers_mib` (uvicorn's workers,
+    started by multiprocessing's spawn) and `others_mib` (any other child, such as multiprocessing's
+    resource tracker)."""
+    process = psutil.Process(pid)
+    workers: list[float] = []
+    others: list[float] = []
+    for child in process.children(recursive=True):
+        try:
+            command, rss = " ".join(child.cmdline()), child.memory_info().rss / 2**20
+        except psutil.NoSuchProcess:
+            continue
+        (workers if "spawn_main" in command else others).append(rss)
+    return {"parent_mib": process.memory_info().rss / 2**20, "workers_mib": workers, "others_mib": others}
+
+
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU seconds a process and its children have used."""
+    process = psutil.Process(pid)
+    total = 0.0
+    for each in [process, *process.children(recursive=True)]:
+        try:
+            times = each.cpu_times()
+        except psutil.NoSuchProcess:
+            continue
+        total += times.user + times.system
+    return total
+
+
+def machine_busy_seconds() -> float:
+    """CPU seconds the whole machine has spent busy (every process, every core; not idle, not waiting on I/O)."""
+    times = psutil.cpu_times()
+    return sum(getattr(times, field) for field in ("user", "nice", "system", "irq", "softirq", "steal")
+               if hasattr(times, field))
+
+
+def reaped_children_cpu() -> float:
+    """CPU seconds of this process's finished children (wrk, once `run_wrk` has waited for it)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
