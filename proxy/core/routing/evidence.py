@@ -11,12 +11,12 @@ What it must not know: thresholds, confidences or selection.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import NamedTuple
 
 from proxy.core.routing.query import QueryTerm
-from proxy.core.routing.term_index import Match, RoutingIndex
+from proxy.core.routing.term_index import RoutingIndex, SkillMatches
 from proxy.core.routing.tokens import compounds, words
 
 _FIELD_LABELS = {
@@ -39,29 +39,24 @@ class Evidence(NamedTuple):
     breadth: int
     terms: tuple[str, ...]  # matched query terms, in message order
 
-    def reasons(self, query: Query, matches: Mapping[str, Match]) -> list[str]:
+    def reasons(self, query: Query, matches: SkillMatches) -> list[str]:
         """Readable reasons, strongest first."""
-        hits = sorted(self.terms, key=lambda t: -query.by_term[t].weight * matches[t].weight)
-        return list(dict.fromkeys(reason(t, query.by_term[t].via, matches[t].fields[0]) for t in hits))
+        weight, weights, by_term = query.weight, matches.weights, query.by_term
+        hits = sorted(self.terms, key=lambda t: -weight[t] * weights[t])
+        return list(dict.fromkeys([reason(t, by_term[t].via, matches.first_field(t)) for t in hits]))
 
 
 class Query(NamedTuple):
     """A message's terms, keyed for the per-skill pass."""
 
     by_term: dict[str, QueryTerm]
-    weight: dict[str, float]
-    order: dict[str, int]
+    weight: dict[str, float]  # in message order
     source: dict[str, str | None]
 
     @classmethod
     def of(cls, terms: Sequence[QueryTerm]) -> Query:
         by_term = {t.term: t for t in terms}
-        return cls(
-            by_term,
-            {t: q.weight for t, q in by_term.items()},
-            {t: n for n, t in enumerate(by_term)},
-            {t: _source(q) for t, q in by_term.items()},
-        )
+        return cls(by_term, {t: q.weight for t, q in by_term.items()}, {t: _source(q) for t, q in by_term.items()})
 
 
 @lru_cache(maxsize=1 << 14)
@@ -122,12 +117,12 @@ def _source(term: QueryTerm) -> str | None:
 
 def evidence(chosen: Sequence[int], query: Query, index: RoutingIndex) -> dict[int, Evidence]:
     """skill → what it matched, every term counted, for the shortlisted skills only."""
-    weight, source = query.weight, query.source
+    weight, source, features = query.weight, query.source, index.features
     out: dict[int, Evidence] = {}
     for i in chosen:
-        matches = index.features[i].matches
-        common = sorted(query.by_term.keys() & matches.keys(), key=query.order.__getitem__)
-        raw = sum([weight[t] * matches[t].weight for t in common])
+        weights = features[i].matches.weights
+        common = [t for t in weight if t in weights]  # in message order
+        raw = sum([weight[t] * weights[t] for t in common])
         words = {source[t] for t in common}
         words.discard(None)
         out[i] = Evidence(raw, len(words), tuple(common))

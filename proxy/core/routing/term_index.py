@@ -29,7 +29,15 @@ from typing import NamedTuple
 
 from proxy.core.catalog.skill import Skill
 from proxy.core.routing.fields import split_redirects
-from proxy.core.routing.terms import FIELD_BITS, FieldCounts, SkillTerms, field_names, referred_counts, skill_terms
+from proxy.core.routing.terms import (
+    FIELD_BITS,
+    FieldCounts,
+    SkillTerms,
+    field_names,
+    first_field,
+    referred_counts,
+    skill_terms,
+)
 from proxy.core.routing.tokens import normalize
 
 FIELD_WEIGHTS: Mapping[str, float] = MappingProxyType(
@@ -81,7 +89,7 @@ class SkillFeatures:
     name_terms: frozenset[str]  # informative name terms (filler words removed)
     distinctive: float  # 0-1: how rare the name's words are (an exact mention of `image` says less)
     excluded: frozenset[str]  # terms of "not for …" clauses and phrases of "When not to use" sections
-    matches: Mapping[str, Match]  # term → its weight and fields, for this skill's reasons
+    matches: SkillMatches  # term → its weight and fields, for this skill's reasons
 
 
 @dataclass(frozen=True)
@@ -192,27 +200,33 @@ Postings = dict[str, tuple[tuple[int, ...], tuple[float, ...]]]
 class SkillMatches(Mapping[str, Match]):
     """One skill's term → `Match`, each made when asked for from the skill's weights and field
     bits: a build would otherwise make one object per skill and term (100,000 at 400 skills),
-    and routing only ever reads those of the few shortlisted skills."""
+    and routing only ever reads those of the few shortlisted skills. The scorer reads a term's
+    weight and first field through `weights` and `first_field`, without making a `Match`."""
 
-    __slots__ = ("_weights", "_where")
+    __slots__ = ("_where", "weights")
 
     def __init__(self, weights: dict[str, float], where: Mapping[str, int]) -> None:
-        self._weights, self._where = weights, where
+        self.weights: Mapping[str, float] = weights  # term → BM25F weight
+        self._where = where
 
     def __getitem__(self, term: str) -> Match:
-        return Match(self._weights[term], field_names(self._where[term]))
+        return Match(self.weights[term], field_names(self._where[term]))
+
+    def first_field(self, term: str) -> str:
+        """The first of the fields holding `term` (the one its reason names)."""
+        return first_field(self._where[term])
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._weights)
+        return iter(self.weights)
 
     def __len__(self) -> int:
-        return len(self._weights)
+        return len(self.weights)
 
     def __contains__(self, term: object) -> bool:
-        return term in self._weights
+        return term in self.weights
 
     def keys(self) -> KeysView[str]:
-        return self._weights.keys()
+        return self.weights.keys()
 
 
 def _weigh(per_skill: Sequence[tuple[dict[str, float], Mapping[str, int]]],

@@ -151,3 +151,12 @@ def clear_term_cache() -> None:
 def field_names(bits: int) -> tuple[str, ...]:
     """The fields of a bit set, in FIELDS order (name first, body last)."""
     return tuple(name for name, bit in FIELD_BITS.items() if bits & bit)
+
+
+# The first field of every bit set, by its bits: `field_names(bits)[0]` without a call.
+_FIRST_FIELDS = ("", *(FIELDS[(bits & -bits).bit_length() - 1] for bits in range(1, 1 << len(FIELDS))))
+
+
+def first_field(bits: int) -> str:
+    """The first field of a (non-empty) bit set, in FIELDS order."""
+    return _FIRST_FIELDS[bits]
