@@ -17,6 +17,9 @@ from proxy.core.routing.router import RouteCandidate, RouteDecision
 from proxy.core.turns.activation import ActivationRequest
 
 PREVIEW_CHARS = 180
+_SPACES = re.compile(r"\s+")
+# A preview of a text longer than this many times the limit is made from its head alone.
+_HEAD_SHARE = 4
 
 
 def sha256_short(text: str) -> str:
@@ -24,7 +27,17 @@ def sha256_short(text: str) -> str:
 
 
 def preview(text: str, limit: int = PREVIEW_CHARS) -> str:
-    compact = re.sub(r"\s+", " ", text).strip()
+    """The text with every run of whitespace squeezed to one space and stripped, cut to `limit` characters.
+
+    Squeezing a head of the text gives a head of the squeezed text, so a long text (a routed
+    block runs to kilobytes) is squeezed only as far as its preview needs, when that head is
+    long enough once squeezed; the result is the same either way.
+    """
+    if len(text) > _HEAD_SHARE * limit:
+        head = _SPACES.sub(" ", text[: _HEAD_SHARE * limit]).lstrip()
+        if len(head.rstrip()) > limit:
+            return head[: limit - 3] + "..."
+    compact = _SPACES.sub(" ", text).strip()
     return compact if len(compact) <= limit else compact[: limit - 3] + "..."
 
 
