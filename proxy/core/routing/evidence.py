@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 from proxy.core.routing.query import QueryTerm
 from proxy.core.routing.term_index import RoutingIndex, SkillMatches
-from proxy.core.routing.tokens import compounds, words
+from proxy.core.routing.tokens import SplitText
 
 _FIELD_LABELS = {
     "name": "lexical:name_token",
@@ -93,10 +93,10 @@ def shortlist(raw: dict[int, float], bonus: dict[int, float], size: int) -> list
     return best + [i for i in bonus if i not in best]
 
 
-def name_mentions(text: str, index: RoutingIndex, bonus: float) -> dict[int, float]:
-    """skill → exact-name bonus, for names written in the message (`gh-fix-ci`, `gh fix ci`)."""
-    plain = words(text)
-    written = set(compounds(text))
+def name_mentions(split: SplitText, index: RoutingIndex, bonus: float) -> dict[int, float]:
+    """skill → exact-name bonus, for names written in the (split) message (`gh-fix-ci`, `gh fix ci`)."""
+    plain = split.words
+    written = set(split.compounds)
     heads = index.name_heads
     for i, word in enumerate(plain):
         if word in heads:

@@ -20,8 +20,9 @@ from typing import Literal, NamedTuple
 
 from proxy.core.catalog.skill import Skill
 from proxy.core.routing.evidence import Evidence, Query, evidence, name_mentions, raw_scores, shortlist
-from proxy.core.routing.query import QueryTerm, cap_text, query_terms, warm_lexicon
+from proxy.core.routing.query import QueryTerm, cap_text, split_query_terms, warm_lexicon
 from proxy.core.routing.term_index import RoutingIndex, build_index
+from proxy.core.routing.tokens import split_text
 
 Confidence = Literal["high", "medium", "low"]
 
@@ -127,15 +128,17 @@ class SkillRouter:
         return self._index
 
     def _rank(self, text: str, limit: int) -> tuple[tuple[RouteCandidate, ...], tuple[QueryTerm, ...]]:
-        index, capped = self._index, cap_text(text)
-        terms = query_terms(capped, index)
-        known = [t for t in terms if index.knows(t.term)]
+        index = self._index
+        split = split_text(cap_text(text))
+        terms = split_query_terms(split, index)
+        postings = index.postings
+        known = [t for t in terms if t.term in postings]
         raw = raw_scores(known, index, max(SHORTLIST_TERM_MIN, int(len(index.skills) * SHORTLIST_TERM_SHARE)))
         if not raw:  # only common words: sum them all
             raw = raw_scores(known, index, len(index.skills))
             if not raw:
                 return (), terms
-        bonus = name_mentions(capped, index, EXACT_NAME_BONUS)
+        bonus = name_mentions(split, index, EXACT_NAME_BONUS)
         chosen = shortlist(raw, bonus, limit + SHORTLIST_SLACK)
         query = Query.of(known)
         found = evidence(chosen, query, index)

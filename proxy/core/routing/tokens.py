@@ -5,6 +5,10 @@ non-alphanumerics and on `-`, `_`, `.`, a small rule-based English stemmer,
 stopwords, and CJK handling (Han, Hiragana, Katakana and Hangul runs become
 character bigrams, since those scripts put no spaces between words).
 
+A message is normalised and split once (`split_text`); its terms, phrases, plain
+words and compounds are all read from that split, as `tokens`, `phrases`, `words`
+and `compounds` read them from a text.
+
 What it must not know: skills, scores or the lexicon. Pure functions only.
 """
 
@@ -15,6 +19,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 _CJK_CLASS = (
     "\u3040-\u30ff"  # Hiragana, Katakana
@@ -76,6 +81,22 @@ class Token:
 
     term: str
     surface: str
+
+
+class SplitText(NamedTuple):
+    """A text normalised once and split the ways routing reads it."""
+
+    cjk_runs: list[str]  # runs of CJK characters, in order
+    compounds: list[str]  # words with their joiners kept (`p5.js`, `gh-fix-ci`), CJK dropped
+    words: list[str]  # plain words, CJK dropped
+
+
+def split_text(text: str) -> SplitText:
+    """`text` normalised, then its CJK runs, compounds and plain words (see `compounds` and `words`)."""
+    text = normalize(text)
+    runs = CJK_RUN.findall(text)
+    plain = CJK_RUN.sub(" ", text) if runs else text
+    return SplitText(runs, _COMPOUND.findall(plain), _PARTS.findall(plain))
 
 
 def normalize(text: str) -> str:
@@ -144,27 +165,55 @@ def _word_tokens(compound: str) -> tuple[Token, ...]:
     parts = _PARTS.findall(compound)
     tokens = [Token(compound, compound)] if len(parts) > 1 or compound != parts[0] else []
     for part in parts:
-        if len(part) < 2 or part.isdigit() or part in STOPWORDS or part in FOREIGN_STOPWORDS:
+        if _phrase_word(part) is None:
             continue
         tokens.append(Token(stem(part), part))
     return tuple(tokens)
 
 
+@lru_cache(maxsize=1 << 16)
+def _word_terms(compound: str) -> tuple[str, ...]:
+    return tuple(token.term for token in _word_tokens(compound))
+
+
+@lru_cache(maxsize=1 << 16)
+def _phrase_word(word: str) -> str | None:
+    """The stem of a word that counts (not a stopword, a digit run or one character), else None."""
+    if len(word) < 2 or word.isdigit() or word in STOPWORDS or word in FOREIGN_STOPWORDS:
+        return None
+    return stem(word)
+
+
 def tokens(text: str) -> list[Token]:
     """Every term of `text`, in order, duplicates kept (callers count or dedupe)."""
     text = normalize(text)
+    runs = CJK_RUN.findall(text)
     out: list[Token] = []
-    for run in CJK_RUN.findall(text):
+    for run in runs:
         out.extend(Token(t, run) for t in cjk_terms(run))
-    for compound in _COMPOUND.findall(CJK_RUN.sub(" ", text)):
+    for compound in _COMPOUND.findall(CJK_RUN.sub(" ", text) if runs else text):
         out.extend(_word_tokens(compound))
+    return out
+
+
+def split_terms(split: SplitText) -> list[str]:
+    """The comparable terms of a split text, in order, duplicates kept (`terms` of its text)."""
+    out: list[str] = []
+    for run in split.cjk_runs:
+        out.extend(cjk_terms(run))
+    for compound in split.compounds:
+        out.extend(_word_terms(compound))
     return out
 
 
 def phrases(text: str) -> list[str]:
     """Adjacent pairs of word terms (`landing page` → `land pag`), CJK and joiners left out."""
-    parts = [stem(w) for w in words(text)
-             if len(w) >= 2 and not w.isdigit() and w not in STOPWORDS and w not in FOREIGN_STOPWORDS]
+    return word_phrases(words(text))
+
+
+def word_phrases(plain: list[str]) -> list[str]:
+    """`phrases` of a text from its plain words."""
+    parts = [part for part in map(_phrase_word, plain) if part is not None]
     return [f"{a} {b}" for a, b in itertools.pairwise(parts) if a != b]
 
 
