@@ -9,7 +9,6 @@ never whole prompts.
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -17,8 +16,7 @@ from proxy.core.routing.router import RouteCandidate, RouteDecision
 from proxy.core.turns.activation import ActivationRequest
 
 PREVIEW_CHARS = 180
-_SPACES = re.compile(r"\s+")
-# A preview of a text longer than this many times the limit is made from its head alone.
+# A preview is made from this many times its length of the text's head, when that is enough.
 _HEAD_SHARE = 4
 
 
@@ -30,14 +28,12 @@ def preview(text: str, limit: int = PREVIEW_CHARS) -> str:
     """The text with every run of whitespace squeezed to one space and stripped, cut to `limit` characters.
 
     Squeezing a head of the text gives a head of the squeezed text, so a long text (a routed
-    block runs to kilobytes) is squeezed only as far as its preview needs, when that head is
+    block runs to kilobytes) is squeezed only as far as its preview needs when that head is
     long enough once squeezed; the result is the same either way.
     """
-    if len(text) > _HEAD_SHARE * limit:
-        head = _SPACES.sub(" ", text[: _HEAD_SHARE * limit]).lstrip()
-        if len(head.rstrip()) > limit:
-            return head[: limit - 3] + "..."
-    compact = _SPACES.sub(" ", text).strip()
+    compact = " ".join(text[: _HEAD_SHARE * limit].split())
+    if len(compact) <= limit and len(text) > _HEAD_SHARE * limit:  # mostly whitespace: squeeze it all
+        compact = " ".join(text.split())
     return compact if len(compact) <= limit else compact[: limit - 3] + "..."
 
 
