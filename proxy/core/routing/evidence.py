@@ -10,7 +10,6 @@ What it must not know: thresholds, confidences or selection.
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import NamedTuple
@@ -38,25 +37,27 @@ class Evidence(NamedTuple):
     raw: float
     breadth: int
     terms: tuple[str, ...]  # matched query terms, in message order
+    weights: tuple[float, ...]  # each term's query weight times its weight for the skill (summed: `raw`)
 
     def reasons(self, query: Query, matches: SkillMatches) -> list[str]:
-        """Readable reasons, strongest first."""
-        weight, weights, by_term = query.weight, matches.weights, query.by_term
-        hits = sorted(self.terms, key=lambda t: -weight[t] * weights[t])
-        return list(dict.fromkeys([reason(t, by_term[t].via, matches.first_field(t)) for t in hits]))
+        """Readable reasons, strongest first (ties in message order)."""
+        terms, via, first_field = self.terms, query.via, matches.first_field
+        strongest = sorted(range(len(terms)), key=self.weights.__getitem__, reverse=True)  # stable, like a sort on -w
+        return list(dict.fromkeys([reason(terms[k], via[terms[k]], first_field(terms[k])) for k in strongest]))
 
 
 class Query(NamedTuple):
     """A message's terms, keyed for the per-skill pass."""
 
-    by_term: dict[str, QueryTerm]
     weight: dict[str, float]  # in message order
-    source: dict[str, str | None]
+    via: dict[str, str]  # how each term was found
+    source: dict[str, str | None]  # the word of the message each term stands for
 
     @classmethod
     def of(cls, terms: Sequence[QueryTerm]) -> Query:
         by_term = {t.term: t for t in terms}
-        return cls(by_term, {t: q.weight for t, q in by_term.items()}, {t: _source(q) for t, q in by_term.items()})
+        return cls({t: q.weight for t, q in by_term.items()}, {t: q.via for t, q in by_term.items()},
+                   {t: _source(q) for t, q in by_term.items()})
 
 
 @lru_cache(maxsize=1 << 14)
@@ -89,7 +90,8 @@ def raw_scores(terms: Sequence[QueryTerm], index: RoutingIndex, longest: int) ->
 
 def shortlist(raw: dict[int, float], bonus: dict[int, float], size: int) -> list[int]:
     """The skills worth scoring in full: the best raw evidence, plus every named skill."""
-    best = heapq.nlargest(size, raw, key=raw.__getitem__) if len(raw) > size else list(raw)
+    # heapq.nlargest's own equivalent, ties in order: sorting in C beats its heap in Python here
+    best = sorted(raw, key=raw.__getitem__, reverse=True)[:size] if len(raw) > size else list(raw)
     return best + [i for i in bonus if i not in best]
 
 
@@ -122,8 +124,8 @@ def evidence(chosen: Sequence[int], query: Query, index: RoutingIndex) -> dict[i
     for i in chosen:
         weights = features[i].matches.weights
         common = [t for t in weight if t in weights]  # in message order
-        raw = sum([weight[t] * weights[t] for t in common])
+        products = [weight[t] * weights[t] for t in common]
         words = {source[t] for t in common}
         words.discard(None)
-        out[i] = Evidence(raw, len(words), tuple(common))
+        out[i] = Evidence(sum(products), len(words), tuple(common), tuple(products))
     return out
