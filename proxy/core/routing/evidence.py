@@ -83,8 +83,12 @@ def raw_scores(terms: Sequence[QueryTerm], index: RoutingIndex, longest: int) ->
         if found is None or len(found[0]) > longest:
             continue
         weight = term.weight
-        for skill, posting_weight in zip(*found):
-            acc[skill] = get(skill, 0.0) + weight * posting_weight
+        if weight == 1.0:  # a written term (most are): 1.0 * w is w
+            for skill, posting_weight in zip(*found):
+                acc[skill] = get(skill, 0.0) + posting_weight
+        else:
+            for skill, posting_weight in zip(*found):
+                acc[skill] = get(skill, 0.0) + weight * posting_weight
     return acc
 
 
