@@ -144,7 +144,8 @@ class SkillRouter:
         found = evidence(chosen, query, index)
         term_set = frozenset(t.term for t in terms)  # every term: "not for" phrases are not indexed
         scored = [_score(i, found[i].raw, bonus.get(i, 0.0), found[i], term_set, index) for i in chosen]
-        scored.sort(key=lambda s: (-s.score, s.skill.name, s.skill.location))
+        name_order = index.name_order
+        scored.sort(key=lambda s: (-s.score, name_order[s.position]))  # ties by name, then location
         return tuple(s.candidate(query, index) for s in scored[:limit]), terms
 
     def route(self, text: str, max_selected: int = MAX_SELECTED) -> RouteDecision:

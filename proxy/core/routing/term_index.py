@@ -67,11 +67,12 @@ MIN_DOCUMENTS = 300
 DISTINCTIVE_SHARE = 0.8  # a one-word name is fully distinctive when its idf reaches this share of the max
 
 
-# A term's postings: the skills holding it (ascending) and their weights, as machine ints and
-# doubles side by side. Summing them reads two arrays in order rather than an int and a float
-# object per posting scattered over the heap (routing is bound by those memory reads), and
-# they take a third of the memory. A double holds a float exactly.
-PostingList = tuple["array[int]", "array[float]"]
+# A term's postings: the skills holding it (ascending) and their weights. Held by several
+# skills, they are machine ints and doubles side by side: summing them reads two arrays in
+# order rather than an int and a float object per posting scattered over the heap (routing
+# is bound by those memory reads), and they take less memory; a double holds a float
+# exactly. Held by one (four terms in five), a pair of one-tuples is smaller than two arrays.
+PostingList = tuple[Sequence[int], Sequence[float]]
 
 
 class Posting(NamedTuple):
@@ -109,6 +110,8 @@ class RoutingIndex:
     by_name: Mapping[str, tuple[int, ...]]  # normalised name and folder name → skills
     name_heads: frozenset[str]  # first words of hyphenated names (`gh` of `gh-fix-ci`)
     fuzzy_vocab: Mapping[int, tuple[str, ...]]  # word length → name/folder/tag terms a typo of it could be
+    # skill → its place in (name, location) order, equal for equal pairs: the tie-break of a ranking
+    name_order: Sequence[int] = ()
     # Filled by routing.
     typo_cache: dict[str, str | None] = dataclass_field(default_factory=dict, compare=False, repr=False)
 
@@ -269,6 +272,8 @@ def _capped(term: str, skills: list[int], weights: list[float], cap: int,
 
 
 def _posting_list(skills: list[int], weights: list[float]) -> PostingList:
+    if len(skills) == 1:
+        return (skills[0],), (weights[0],)
     return array("i", skills), array("d", weights)
 
 
@@ -311,5 +316,17 @@ def build_index(skills: Sequence[Skill]) -> RoutingIndex:
         by_name=names,
         name_heads=frozenset(name.split("-", 1)[0] for name in names if "-" in name),
         fuzzy_vocab=_by_length(vocab),
+        name_order=_name_order(routable),
     )
+
+
+def _name_order(skills: Sequence[Skill]) -> array[int]:
+    order = array("i", bytes(4 * len(skills)))
+    place, previous = -1, None
+    for i in sorted(range(len(skills)), key=lambda i: (skills[i].name, skills[i].location)):
+        key = (skills[i].name, skills[i].location)
+        if key != previous:
+            place, previous = place + 1, key
+        order[i] = place
+    return order
 

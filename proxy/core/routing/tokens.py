@@ -158,6 +158,11 @@ def cjk_terms(run: str) -> list[str]:
     return [run[i : i + 2] for i in range(len(run) - 1)]
 
 
+def _counts(word: str) -> bool:
+    """A word that counts as a term: not one character, a digit run or a stopword."""
+    return len(word) >= 2 and not word.isdigit() and word not in STOPWORDS and word not in FOREIGN_STOPWORDS
+
+
 @lru_cache(maxsize=1 << 16)
 def _word_tokens(compound: str) -> tuple[Token, ...]:
     if _NUMBER.fullmatch(compound):
@@ -165,23 +170,21 @@ def _word_tokens(compound: str) -> tuple[Token, ...]:
     parts = _PARTS.findall(compound)
     tokens = [Token(compound, compound)] if len(parts) > 1 or compound != parts[0] else []
     for part in parts:
-        if _phrase_word(part) is None:
+        if not _counts(part):
             continue
         tokens.append(Token(stem(part), part))
     return tuple(tokens)
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=1 << 14)
 def _word_terms(compound: str) -> tuple[str, ...]:
     return tuple(token.term for token in _word_tokens(compound))
 
 
-@lru_cache(maxsize=1 << 16)
-def _phrase_word(word: str) -> str | None:
-    """The stem of a word that counts (not a stopword, a digit run or one character), else None."""
-    if len(word) < 2 or word.isdigit() or word in STOPWORDS or word in FOREIGN_STOPWORDS:
-        return None
-    return stem(word)
+@lru_cache(maxsize=1 << 14)
+def _message_word(word: str) -> str | None:
+    """The stem of a message's word that counts, else None (cached for messages; a catalog's words are not)."""
+    return stem(word) if _counts(word) else None
 
 
 def tokens(text: str) -> list[Token]:
@@ -208,12 +211,15 @@ def split_terms(split: SplitText) -> list[str]:
 
 def phrases(text: str) -> list[str]:
     """Adjacent pairs of word terms (`landing page` → `land pag`), CJK and joiners left out."""
-    return word_phrases(words(text))
+    return _pairs([stem(w) for w in words(text) if _counts(w)])
 
 
-def word_phrases(plain: list[str]) -> list[str]:
-    """`phrases` of a text from its plain words."""
-    parts = [part for part in map(_phrase_word, plain) if part is not None]
+def message_phrases(plain: list[str]) -> list[str]:
+    """`phrases` of a message from its plain words."""
+    return _pairs([part for part in map(_message_word, plain) if part is not None])
+
+
+def _pairs(parts: list[str]) -> list[str]:
     return [f"{a} {b}" for a, b in itertools.pairwise(parts) if a != b]
 
 
