@@ -16,6 +16,7 @@ from typing import NamedTuple
 
 from proxy.core.routing.query import QueryTerm
 from proxy.core.routing.term_index import RoutingIndex, SkillMatches
+from proxy.core.routing.terms import first_field
 from proxy.core.routing.tokens import SplitText
 
 _FIELD_LABELS = {
@@ -38,12 +39,13 @@ class Evidence(NamedTuple):
     breadth: int
     terms: tuple[str, ...]  # matched query terms, in message order
     weights: tuple[float, ...]  # each term's query weight times its weight for the skill (summed: `raw`)
+    slots: tuple[int, ...]  # each term's slot in the skill's `SkillMatches`
 
     def reasons(self, query: Query, matches: SkillMatches) -> list[str]:
         """Readable reasons, strongest first (ties in message order)."""
-        terms, via, first_field = self.terms, query.via, matches.first_field
+        terms, slots, via, fields = self.terms, self.slots, query.via, matches.fields
         strongest = sorted(range(len(terms)), key=self.weights.__getitem__, reverse=True)  # stable, like a sort on -w
-        return list(dict.fromkeys([reason(terms[k], via[terms[k]], first_field(terms[k])) for k in strongest]))
+        return list(dict.fromkeys([reason(terms[k], via[terms[k]], first_field(fields[slots[k]])) for k in strongest]))
 
 
 class Query(NamedTuple):
@@ -126,10 +128,12 @@ def evidence(chosen: Sequence[int], query: Query, index: RoutingIndex) -> dict[i
     weight, source, features = query.weight, query.source, index.features
     out: dict[int, Evidence] = {}
     for i in chosen:
-        weights = features[i].matches.weights
-        common = [t for t in weight if t in weights]  # in message order
-        products = [weight[t] * weights[t] for t in common]
+        matches = features[i].matches
+        slots, weights = matches.slots, matches.weights
+        common = [t for t in weight if t in slots]  # in message order
+        held = [slots[t] for t in common]
+        products = [weight[t] * weights[k] for t, k in zip(common, held)]
         words = {source[t] for t in common}
         words.discard(None)
-        out[i] = Evidence(sum(products), len(words), tuple(common), tuple(products))
+        out[i] = Evidence(sum(products), len(words), tuple(common), tuple(products), tuple(held))
     return out

@@ -35,7 +35,6 @@ from proxy.core.routing.terms import (
     FieldCounts,
     SkillTerms,
     field_names,
-    first_field,
     referred_counts,
     skill_terms,
 )
@@ -209,35 +208,44 @@ Postings = dict[str, PostingList]
 
 
 class SkillMatches(Mapping[str, Match]):
-    """One skill's term → `Match`, each made when asked for from the skill's weights and field
-    bits: a build would otherwise make one object per skill and term (100,000 at 400 skills),
-    and routing only ever reads those of the few shortlisted skills. The scorer reads a term's
-    weight and first field through `weights` and `first_field`, without making a `Match`."""
+    """One skill's term → `Match`, each made when asked for: a build would otherwise make one
+    object per skill and term (100,000 at 400 skills), and routing only ever reads those of the
+    few shortlisted skills. A term's `slot` indexes two arrays, its weight (a double: exactly
+    the float) and the bits of the fields holding it, which the scorer reads directly."""
 
-    __slots__ = ("_where", "weights")
+    __slots__ = ("fields", "slots", "weights")
 
     def __init__(self, weights: dict[str, float], where: Mapping[str, int]) -> None:
-        self.weights: Mapping[str, float] = weights  # term → BM25F weight
-        self._where = where
+        self.slots: dict[str, int] = dict(zip(weights, _numbers(len(weights))))  # term → its slot
+        self.weights = array("d", weights.values())  # slot → BM25F weight
+        self.fields = array("H", [where[term] for term in weights])  # slot → field bits (`terms.FIELD_BITS`)
 
     def __getitem__(self, term: str) -> Match:
-        return Match(self.weights[term], field_names(self._where[term]))
-
-    def first_field(self, term: str) -> str:
-        """The first of the fields holding `term` (the one its reason names)."""
-        return first_field(self._where[term])
+        slot = self.slots[term]
+        return Match(self.weights[slot], field_names(self.fields[slot]))
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self.weights)
+        return iter(self.slots)
 
     def __len__(self) -> int:
-        return len(self.weights)
+        return len(self.slots)
 
     def __contains__(self, term: object) -> bool:
-        return term in self.weights
+        return term in self.slots
 
     def keys(self) -> KeysView[str]:
-        return self.weights.keys()
+        return self.slots.keys()
+
+
+_NUMBERS: list[int] = []
+
+
+def _numbers(n: int) -> list[int]:
+    """0 … n-1 as the same int objects for every skill (one int object per slot above 256 would
+    otherwise be made for each skill); grown as needed."""
+    if len(_NUMBERS) < n:
+        _NUMBERS.extend(range(len(_NUMBERS), n))
+    return _NUMBERS[:n]
 
 
 def _weigh(per_skill: Sequence[tuple[dict[str, float], Mapping[str, int]]],
