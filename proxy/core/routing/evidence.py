@@ -10,13 +10,13 @@ What it must not know: thresholds, confidences or selection.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from typing import NamedTuple
 
 from proxy.core.routing.query import QueryTerm
 from proxy.core.routing.term_index import RoutingIndex, SkillMatches
-from proxy.core.routing.terms import first_field
+from proxy.core.routing.terms import FIRST_FIELD
 from proxy.core.routing.tokens import SplitText
 
 _FIELD_LABELS = {
@@ -44,8 +44,11 @@ class Evidence(NamedTuple):
     def reasons(self, query: Query, matches: SkillMatches) -> list[str]:
         """Readable reasons, strongest first (ties in message order)."""
         terms, slots, via, fields = self.terms, self.slots, query.via, matches.fields
-        strongest = sorted(range(len(terms)), key=self.weights.__getitem__, reverse=True)  # stable, like a sort on -w
-        return list(dict.fromkeys([reason(terms[k], via[terms[k]], first_field(fields[slots[k]])) for k in strongest]))
+        if len(terms) > 1:  # stable, like a sort on -w
+            strongest: Sequence[int] = sorted(range(len(terms)), key=self.weights.__getitem__, reverse=True)
+        else:
+            strongest = range(len(terms))
+        return list(dict.fromkeys([reason(terms[k], via[terms[k]], FIRST_FIELD[fields[slots[k]]]) for k in strongest]))
 
 
 class Query(NamedTuple):
@@ -123,10 +126,9 @@ def _source(term: QueryTerm) -> str | None:
     return term.via.split(":", 1)[1] if ":" in term.via else term.term
 
 
-def evidence(chosen: Sequence[int], query: Query, index: RoutingIndex) -> dict[int, Evidence]:
-    """skill → what it matched, every term counted, for the shortlisted skills only."""
+def evidence(chosen: Sequence[int], query: Query, index: RoutingIndex) -> Iterator[tuple[int, Evidence]]:
+    """(skill, what it matched) for each shortlisted skill in turn, every term counted."""
     weight, source, features = query.weight, query.source, index.features
-    out: dict[int, Evidence] = {}
     for i in chosen:
         matches = features[i].matches
         slots, weights = matches.slots, matches.weights
@@ -135,5 +137,4 @@ def evidence(chosen: Sequence[int], query: Query, index: RoutingIndex) -> dict[i
         products = [weight[t] * weights[k] for t, k in zip(common, held)]
         words = {source[t] for t in common}
         words.discard(None)
-        out[i] = Evidence(sum(products), len(words), tuple(common), tuple(products), tuple(held))
-    return out
+        yield i, Evidence(sum(products), len(words), tuple(common), tuple(products), tuple(held))

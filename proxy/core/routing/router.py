@@ -83,14 +83,15 @@ class _Scored(NamedTuple):
     suffix: tuple[str, ...]  # penalties, last
 
     def candidate(self, query: Query, index: RoutingIndex) -> RouteCandidate:
-        found = self.evidence.reasons(query, index.features[self.position].matches)
-        reasons = (*self.prefix, *found, *self.suffix)
-        return RouteCandidate(self.skill, self.score, confidence_for(self.score), tuple(dict.fromkeys(reasons)))
+        found = self.evidence.reasons(query, index.features[self.position].matches)  # each once already
+        reasons = tuple(dict.fromkeys((*self.prefix, *found, *self.suffix))) if self.prefix or self.suffix \
+            else tuple(found)
+        return RouteCandidate(self.skill, self.score, confidence_for(self.score), reasons)
 
 
-def _score(i: int, raw: float, bonus: float, found: Evidence, term_set: frozenset[str], index: RoutingIndex) -> _Scored:
+def _score(i: int, found: Evidence, bonus: float, term_set: frozenset[str], index: RoutingIndex) -> _Scored:
     skill, features = index.skills[i], index.features[i]
-    raw *= BREADTH_FACTOR[min(found.breadth, len(BREADTH_FACTOR) - 1)]
+    raw = found.raw * BREADTH_FACTOR[min(found.breadth, len(BREADTH_FACTOR) - 1)]
     prefix: tuple[str, ...] = ()
     suffix: tuple[str, ...] = ()
     if bonus:
@@ -141,9 +142,8 @@ class SkillRouter:
         bonus = name_mentions(split, index, EXACT_NAME_BONUS)
         chosen = shortlist(raw, bonus, limit + SHORTLIST_SLACK)
         query = Query.of(known)
-        found = evidence(chosen, query, index)
         term_set = frozenset(t.term for t in terms)  # every term: "not for" phrases are not indexed
-        scored = [_score(i, found[i].raw, bonus.get(i, 0.0), found[i], term_set, index) for i in chosen]
+        scored = [_score(i, found, bonus.get(i, 0.0), term_set, index) for i, found in evidence(chosen, query, index)]
         name_order = index.name_order
         scored.sort(key=lambda s: (-s.score, name_order[s.position]))  # ties by name, then location
         return tuple(s.candidate(query, index) for s in scored[:limit]), terms

@@ -153,10 +153,5 @@ def field_names(bits: int) -> tuple[str, ...]:
     return tuple(name for name, bit in FIELD_BITS.items() if bits & bit)
 
 
-# The first field of every bit set, by its bits: `field_names(bits)[0]` without a call.
-_FIRST_FIELDS = ("", *(FIELDS[(bits & -bits).bit_length() - 1] for bits in range(1, 1 << len(FIELDS))))
-
-
-def first_field(bits: int) -> str:
-    """The first field of a (non-empty) bit set, in FIELDS order."""
-    return _FIRST_FIELDS[bits]
+# The first field of every bit set, in FIELDS order, by its bits: `field_names(bits)[0]` without a call.
+FIRST_FIELD = ("", *(FIELDS[(bits & -bits).bit_length() - 1] for bits in range(1, 1 << len(FIELDS))))

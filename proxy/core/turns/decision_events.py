@@ -46,11 +46,12 @@ def route_events(mode: str, reason: str, text: str, decision: RouteDecision,
                  injection: str) -> tuple[dict[str, Any], ...]:
     top = decision.selected[0] if decision.selected else None
     best_rejected = decision.best_rejected
+    text_preview = preview(text)
     route = {
         "event": "prompt_route",
         "mode": mode,
         "reason": reason,
-        "input_preview": preview(text),
+        "input_preview": text_preview,
         "selected": [summarize(c) for c in decision.selected],
         "rejected_best": summarize(best_rejected) if best_rejected else None,
         "top_skill": top.skill.name if top else None,
@@ -60,10 +61,12 @@ def route_events(mode: str, reason: str, text: str, decision: RouteDecision,
         "injection_chars": len(injection),
     }
     kind = "routed" if mode == "routed" else "reminder"
-    return route, injection_event(kind, reason, injection, text)
+    return route, injection_event(kind, reason, injection, text, payload_preview=text_preview)
 
 
-def injection_event(kind: str, reason: str, injection: str, payload: str, **extra: Any) -> dict[str, Any]:
+def injection_event(kind: str, reason: str, injection: str, payload: str, payload_preview: str | None = None,
+                    **extra: Any) -> dict[str, Any]:
+    """The `context_injection` event; `payload_preview`, when given, is `preview(payload)` made already."""
     return {
         "event": "context_injection",
         "kind": kind,
@@ -73,7 +76,7 @@ def injection_event(kind: str, reason: str, injection: str, payload: str, **extr
         "injection_preview": preview(injection),
         "payload_chars": len(payload),
         "payload_sha256": sha256_short(payload) if payload else None,
-        "payload_preview": preview(payload) if payload else None,
+        "payload_preview": (payload_preview if payload_preview is not None else preview(payload)) if payload else None,
         **extra,
     }
 
