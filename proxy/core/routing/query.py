@@ -16,7 +16,7 @@ from rapidfuzz import fuzz, process
 
 from proxy.core.routing.lexicon import LEXICON, Lexicon
 from proxy.core.routing.term_index import RoutingIndex
-from proxy.core.routing.tokens import SplitText, message_phrases, phrases, split_terms, split_text, terms
+from proxy.core.routing.tokens import SplitText, phrases, split_terms, split_text, terms, word_phrases
 
 HEAD_CHARS = 4000
 TAIL_CHARS = 1000
@@ -49,17 +49,6 @@ def _add(found: dict[str, QueryTerm], term: QueryTerm) -> None:
     current = found.get(term.term)
     if current is None or term.weight > current.weight:
         found[term.term] = term
-
-
-# A message's terms and phrases, each made once (a cache hit costs less than a new tuple).
-@lru_cache(maxsize=1 << 13)
-def _written(term: str) -> QueryTerm:
-    return QueryTerm(term, 1.0)
-
-
-@lru_cache(maxsize=1 << 13)
-def _phrase(phrase: str) -> QueryTerm:
-    return QueryTerm(phrase, PHRASE_WEIGHT, "phrase")
 
 
 @lru_cache(maxsize=1 << 14)
@@ -129,10 +118,10 @@ def split_query_terms(split: SplitText, index: RoutingIndex, lexicon: Lexicon = 
     found: dict[str, QueryTerm] = {}
     for term in split_terms(split):
         if term not in found:
-            found[term] = _written(term)
-    for phrase in message_phrases(split.words):
+            found[term] = QueryTerm(term, 1.0)
+    for phrase in word_phrases(split.words):
         if phrase not in found:
-            found[phrase] = _phrase(phrase)
+            found[phrase] = QueryTerm(phrase, PHRASE_WEIGHT, "phrase")
     for lexicon_term in _lexicon_terms(split, lexicon):
         _add(found, lexicon_term)
     postings = index.postings

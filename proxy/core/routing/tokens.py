@@ -176,17 +176,6 @@ def _word_tokens(compound: str) -> tuple[Token, ...]:
     return tuple(tokens)
 
 
-@lru_cache(maxsize=1 << 14)
-def _word_terms(compound: str) -> tuple[str, ...]:
-    return tuple(token.term for token in _word_tokens(compound))
-
-
-@lru_cache(maxsize=1 << 14)
-def _message_word(word: str) -> str | None:
-    """The stem of a message's word that counts, else None (cached for messages; a catalog's words are not)."""
-    return stem(word) if _counts(word) else None
-
-
 def tokens(text: str) -> list[Token]:
     """Every term of `text`, in order, duplicates kept (callers count or dedupe)."""
     text = normalize(text)
@@ -205,21 +194,18 @@ def split_terms(split: SplitText) -> list[str]:
     for run in split.cjk_runs:
         out.extend(cjk_terms(run))
     for compound in split.compounds:
-        out.extend(_word_terms(compound))
+        out.extend([token.term for token in _word_tokens(compound)])
     return out
 
 
 def phrases(text: str) -> list[str]:
     """Adjacent pairs of word terms (`landing page` → `land pag`), CJK and joiners left out."""
-    return _pairs([stem(w) for w in words(text) if _counts(w)])
+    return word_phrases(words(text))
 
 
-def message_phrases(plain: list[str]) -> list[str]:
-    """`phrases` of a message from its plain words."""
-    return _pairs([part for part in map(_message_word, plain) if part is not None])
-
-
-def _pairs(parts: list[str]) -> list[str]:
+def word_phrases(plain: list[str]) -> list[str]:
+    """`phrases` of a text from its plain words."""
+    parts = [stem(w) for w in plain if _counts(w)]
     return [f"{a} {b}" for a, b in itertools.pairwise(parts) if a != b]
 
 
