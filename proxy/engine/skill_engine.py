@@ -63,6 +63,8 @@ class SkillEngine:
         self._watch = watch  # False: the catalog is read once (a test's or a benchmark's engine)
         self._started = False
         self._context = self._build_context(live.current)
+        # (tool mode, routing on) → (the config it was made from, that config as a request's options change it)
+        self._request_configs: dict[tuple[str, bool], tuple[PreprocessConfig, PreprocessConfig]] = {}
         live.subscribe(self._on_catalog_change)
 
     @classmethod
@@ -113,9 +115,13 @@ class SkillEngine:
         return result
 
     def _for_request(self, options: RequestOptions) -> tuple[PreprocessConfig, SkillContext]:
-        config = replace(self.config, tool_mode=options.tool_mode or self.config.tool_mode,
-                         routing=options.skills_mode != SkillsMode.EXPLICIT)
-        return config, self._context.narrowed(options.scope)
+        tool_mode = options.tool_mode or self.config.tool_mode
+        routing = options.skills_mode != SkillsMode.EXPLICIT
+        made = self._request_configs.get((tool_mode, routing))
+        if made is None or made[0] is not self.config:  # a few combinations at most: each made once
+            made = (self.config, replace(self.config, tool_mode=tool_mode, routing=routing))
+            self._request_configs[tool_mode, routing] = made
+        return made[1], self._context.narrowed(options.scope)
 
     def skill_tools(self, options: RequestOptions | None = None) -> SkillTools | None:
         """The skill tools over the current catalog (in the request's scope); None when there is no skill."""

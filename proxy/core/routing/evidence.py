@@ -10,14 +10,14 @@ What it must not know: thresholds, confidences or selection.
 
 from __future__ import annotations
 
-import heapq
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from typing import NamedTuple
 
 from proxy.core.routing.query import QueryTerm
-from proxy.core.routing.term_index import Match, RoutingIndex
-from proxy.core.routing.tokens import compounds, words
+from proxy.core.routing.term_index import RoutingIndex, SkillMatches
+from proxy.core.routing.terms import FIRST_FIELD
+from proxy.core.routing.tokens import SplitText
 
 _FIELD_LABELS = {
     "name": "lexical:name_token",
@@ -38,30 +38,31 @@ class Evidence(NamedTuple):
     raw: float
     breadth: int
     terms: tuple[str, ...]  # matched query terms, in message order
+    weights: tuple[float, ...]  # each term's query weight times its weight for the skill (summed: `raw`)
+    slots: tuple[int, ...]  # each term's slot in the skill's `SkillMatches`
 
-    def reasons(self, query: Query, matches: Mapping[str, Match]) -> list[str]:
-        """Readable reasons, strongest first."""
-        hits = sorted(self.terms, key=lambda t: -query.by_term[t].weight * matches[t].weight)
-        return list(dict.fromkeys(reason(t, query.by_term[t].via, matches[t].fields[0]) for t in hits))
+    def reasons(self, query: Query, matches: SkillMatches) -> list[str]:
+        """Readable reasons, strongest first (ties in message order)."""
+        terms, slots, via, fields = self.terms, self.slots, query.via, matches.fields
+        if len(terms) > 1:  # stable, like a sort on -w
+            strongest: Sequence[int] = sorted(range(len(terms)), key=self.weights.__getitem__, reverse=True)
+        else:
+            strongest = range(len(terms))
+        return list(dict.fromkeys([reason(terms[k], via[terms[k]], FIRST_FIELD[fields[slots[k]]]) for k in strongest]))
 
 
 class Query(NamedTuple):
     """A message's terms, keyed for the per-skill pass."""
 
-    by_term: dict[str, QueryTerm]
-    weight: dict[str, float]
-    order: dict[str, int]
-    source: dict[str, str | None]
+    weight: dict[str, float]  # in message order
+    via: dict[str, str]  # how each term was found
+    source: dict[str, str | None]  # the word of the message each term stands for
 
     @classmethod
     def of(cls, terms: Sequence[QueryTerm]) -> Query:
         by_term = {t.term: t for t in terms}
-        return cls(
-            by_term,
-            {t: q.weight for t, q in by_term.items()},
-            {t: n for n, t in enumerate(by_term)},
-            {t: _source(q) for t, q in by_term.items()},
-        )
+        return cls({t: q.weight for t, q in by_term.items()}, {t: q.via for t, q in by_term.items()},
+                   {t: _source(q) for t, q in by_term.items()})
 
 
 @lru_cache(maxsize=1 << 14)
@@ -87,21 +88,26 @@ def raw_scores(terms: Sequence[QueryTerm], index: RoutingIndex, longest: int) ->
         if found is None or len(found[0]) > longest:
             continue
         weight = term.weight
-        for skill, posting_weight in zip(*found):
-            acc[skill] = get(skill, 0.0) + weight * posting_weight
+        if weight == 1.0:  # a written term (most are): 1.0 * w is w
+            for skill, posting_weight in zip(*found):
+                acc[skill] = get(skill, 0.0) + posting_weight
+        else:
+            for skill, posting_weight in zip(*found):
+                acc[skill] = get(skill, 0.0) + weight * posting_weight
     return acc
 
 
 def shortlist(raw: dict[int, float], bonus: dict[int, float], size: int) -> list[int]:
     """The skills worth scoring in full: the best raw evidence, plus every named skill."""
-    best = heapq.nlargest(size, raw, key=raw.__getitem__) if len(raw) > size else list(raw)
+    # heapq.nlargest's own equivalent, ties in order: sorting in C beats its heap in Python here
+    best = sorted(raw, key=raw.__getitem__, reverse=True)[:size] if len(raw) > size else list(raw)
     return best + [i for i in bonus if i not in best]
 
 
-def name_mentions(text: str, index: RoutingIndex, bonus: float) -> dict[int, float]:
-    """skill → exact-name bonus, for names written in the message (`gh-fix-ci`, `gh fix ci`)."""
-    plain = words(text)
-    written = set(compounds(text))
+def name_mentions(split: SplitText, index: RoutingIndex, bonus: float) -> dict[int, float]:
+    """skill → exact-name bonus, for names written in the (split) message (`gh-fix-ci`, `gh fix ci`)."""
+    plain = split.words
+    written = set(split.compounds)
     heads = index.name_heads
     for i, word in enumerate(plain):
         if word in heads:
@@ -120,15 +126,15 @@ def _source(term: QueryTerm) -> str | None:
     return term.via.split(":", 1)[1] if ":" in term.via else term.term
 
 
-def evidence(chosen: Sequence[int], query: Query, index: RoutingIndex) -> dict[int, Evidence]:
-    """skill → what it matched, every term counted, for the shortlisted skills only."""
-    weight, source = query.weight, query.source
-    out: dict[int, Evidence] = {}
+def evidence(chosen: Sequence[int], query: Query, index: RoutingIndex) -> Iterator[tuple[int, Evidence]]:
+    """(skill, what it matched) for each shortlisted skill in turn, every term counted."""
+    weight, source, features = query.weight, query.source, index.features
     for i in chosen:
-        matches = index.features[i].matches
-        common = sorted(query.by_term.keys() & matches.keys(), key=query.order.__getitem__)
-        raw = sum([weight[t] * matches[t].weight for t in common])
+        matches = features[i].matches
+        slots, weights = matches.slots, matches.weights
+        common = [t for t in weight if t in slots]  # in message order
+        held = [slots[t] for t in common]
+        products = [weight[t] * weights[k] for t, k in zip(common, held)]
         words = {source[t] for t in common}
         words.discard(None)
-        out[i] = Evidence(raw, len(words), tuple(common))
-    return out
+        yield i, Evidence(sum(products), len(words), tuple(common), tuple(products), tuple(held))

@@ -16,7 +16,7 @@ from rapidfuzz import fuzz, process
 
 from proxy.core.routing.lexicon import LEXICON, Lexicon
 from proxy.core.routing.term_index import RoutingIndex
-from proxy.core.routing.tokens import CJK_RUN, normalize, phrases, terms, tokens, words
+from proxy.core.routing.tokens import SplitText, phrases, split_terms, split_text, terms, word_phrases
 
 HEAD_CHARS = 4000
 TAIL_CHARS = 1000
@@ -73,15 +73,15 @@ def _default_word(word: str) -> str | None:
     return LEXICON.lookup_word(word)
 
 
-def _lexicon_terms(text: str, lexicon: Lexicon) -> list[QueryTerm]:
+def _lexicon_terms(split: SplitText, lexicon: Lexicon) -> list[QueryTerm]:
     out: list[QueryTerm] = []
-    for run in CJK_RUN.findall(normalize(text)):
+    for run in split.cjk_runs:
         for key, english in lexicon.lookup_cjk(run):
             out.extend(_expand(english, CJK_LEXICON_WEIGHT, key))
     lookup_word = _default_word if lexicon is LEXICON else lexicon.lookup_word
-    plain = words(text)
+    plain, heads = split.words, lexicon.phrase_words
     for i, word in enumerate(plain):
-        hit = lexicon.lookup_phrase(plain, i)
+        hit = lexicon.lookup_phrase(plain, i) if word in heads else None  # only a listed head starts a phrase
         key, word_english = hit if hit is not None else (word, lookup_word(word))
         if word_english:
             out.extend(_expand(word_english, LEXICON_WEIGHT, key))
@@ -106,15 +106,26 @@ def _fuzzy_term(term: str, index: RoutingIndex) -> QueryTerm | None:
 
 def query_terms(text: str, index: RoutingIndex, lexicon: Lexicon = LEXICON) -> tuple[QueryTerm, ...]:
     """Every distinct term of the (capped) message, direct ones first."""
-    text = cap_text(text)
+    return split_query_terms(split_text(cap_text(text)), index, lexicon)
+
+
+def split_query_terms(split: SplitText, index: RoutingIndex, lexicon: Lexicon = LEXICON) -> tuple[QueryTerm, ...]:
+    """`query_terms` of a message already capped and split (`split_text`).
+
+    A written term keeps its first occurrence, and so does a phrase (a phrase has a space, a
+    written term none, so neither replaces the other); a lexicon term replaces a lighter one.
+    """
     found: dict[str, QueryTerm] = {}
-    for token in tokens(text):
-        _add(found, QueryTerm(token.term, 1.0))
-    for phrase in phrases(text):
-        _add(found, QueryTerm(phrase, PHRASE_WEIGHT, "phrase"))
-    for term in _lexicon_terms(text, lexicon):
-        _add(found, term)
-    unknown = [t.term for t in found.values() if not t.via and not index.knows(t.term)]
+    for term in split_terms(split):
+        if term not in found:
+            found[term] = QueryTerm(term, 1.0)
+    for phrase in word_phrases(split.words):
+        if phrase not in found:
+            found[phrase] = QueryTerm(phrase, PHRASE_WEIGHT, "phrase")
+    for lexicon_term in _lexicon_terms(split, lexicon):
+        _add(found, lexicon_term)
+    postings = index.postings
+    unknown = [t.term for t in found.values() if not t.via and t.term not in postings]
     for unknown_term in unknown[:MAX_FUZZY]:
         repaired = _fuzzy_term(unknown_term, index)
         if repaired is not None:

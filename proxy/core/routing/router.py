@@ -20,8 +20,9 @@ from typing import Literal, NamedTuple
 
 from proxy.core.catalog.skill import Skill
 from proxy.core.routing.evidence import Evidence, Query, evidence, name_mentions, raw_scores, shortlist
-from proxy.core.routing.query import QueryTerm, cap_text, query_terms, warm_lexicon
+from proxy.core.routing.query import QueryTerm, cap_text, split_query_terms, warm_lexicon
 from proxy.core.routing.term_index import RoutingIndex, build_index
+from proxy.core.routing.tokens import split_text
 
 Confidence = Literal["high", "medium", "low"]
 
@@ -82,14 +83,15 @@ class _Scored(NamedTuple):
     suffix: tuple[str, ...]  # penalties, last
 
     def candidate(self, query: Query, index: RoutingIndex) -> RouteCandidate:
-        found = self.evidence.reasons(query, index.features[self.position].matches)
-        reasons = (*self.prefix, *found, *self.suffix)
-        return RouteCandidate(self.skill, self.score, confidence_for(self.score), tuple(dict.fromkeys(reasons)))
+        found = self.evidence.reasons(query, index.features[self.position].matches)  # each once already
+        reasons = tuple(dict.fromkeys((*self.prefix, *found, *self.suffix))) if self.prefix or self.suffix \
+            else tuple(found)
+        return RouteCandidate(self.skill, self.score, confidence_for(self.score), reasons)
 
 
-def _score(i: int, raw: float, bonus: float, found: Evidence, term_set: frozenset[str], index: RoutingIndex) -> _Scored:
+def _score(i: int, found: Evidence, bonus: float, term_set: frozenset[str], index: RoutingIndex) -> _Scored:
     skill, features = index.skills[i], index.features[i]
-    raw *= BREADTH_FACTOR[min(found.breadth, len(BREADTH_FACTOR) - 1)]
+    raw = found.raw * BREADTH_FACTOR[min(found.breadth, len(BREADTH_FACTOR) - 1)]
     prefix: tuple[str, ...] = ()
     suffix: tuple[str, ...] = ()
     if bonus:
@@ -127,21 +129,23 @@ class SkillRouter:
         return self._index
 
     def _rank(self, text: str, limit: int) -> tuple[tuple[RouteCandidate, ...], tuple[QueryTerm, ...]]:
-        index, capped = self._index, cap_text(text)
-        terms = query_terms(capped, index)
-        known = [t for t in terms if index.knows(t.term)]
+        index = self._index
+        split = split_text(cap_text(text))
+        terms = split_query_terms(split, index)
+        postings = index.postings
+        known = [t for t in terms if t.term in postings]
         raw = raw_scores(known, index, max(SHORTLIST_TERM_MIN, int(len(index.skills) * SHORTLIST_TERM_SHARE)))
         if not raw:  # only common words: sum them all
             raw = raw_scores(known, index, len(index.skills))
             if not raw:
                 return (), terms
-        bonus = name_mentions(capped, index, EXACT_NAME_BONUS)
+        bonus = name_mentions(split, index, EXACT_NAME_BONUS)
         chosen = shortlist(raw, bonus, limit + SHORTLIST_SLACK)
         query = Query.of(known)
-        found = evidence(chosen, query, index)
         term_set = frozenset(t.term for t in terms)  # every term: "not for" phrases are not indexed
-        scored = [_score(i, found[i].raw, bonus.get(i, 0.0), found[i], term_set, index) for i in chosen]
-        scored.sort(key=lambda s: (-s.score, s.skill.name, s.skill.location))
+        scored = [_score(i, found, bonus.get(i, 0.0), term_set, index) for i, found in evidence(chosen, query, index)]
+        name_order = index.name_order
+        scored.sort(key=lambda s: (-s.score, name_order[s.position]))  # ties by name, then location
         return tuple(s.candidate(query, index) for s in scored[:limit]), terms
 
     def route(self, text: str, max_selected: int = MAX_SELECTED) -> RouteDecision:

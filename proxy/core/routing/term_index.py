@@ -20,6 +20,7 @@ What it must not know: queries, thresholds or how a decision is presented.
 from __future__ import annotations
 
 import math
+from array import array
 from collections import Counter, defaultdict
 from collections.abc import Iterator, KeysView, Mapping, Sequence
 from dataclasses import dataclass
@@ -29,7 +30,14 @@ from typing import NamedTuple
 
 from proxy.core.catalog.skill import Skill
 from proxy.core.routing.fields import split_redirects
-from proxy.core.routing.terms import FIELD_BITS, FieldCounts, SkillTerms, field_names, referred_counts, skill_terms
+from proxy.core.routing.terms import (
+    FIELD_BITS,
+    FieldCounts,
+    SkillTerms,
+    field_names,
+    referred_counts,
+    skill_terms,
+)
 from proxy.core.routing.tokens import normalize
 
 FIELD_WEIGHTS: Mapping[str, float] = MappingProxyType(
@@ -58,6 +66,14 @@ MIN_DOCUMENTS = 300
 DISTINCTIVE_SHARE = 0.8  # a one-word name is fully distinctive when its idf reaches this share of the max
 
 
+# A term's postings: the skills holding it (ascending) and their weights. Held by several
+# skills, they are machine ints and doubles side by side: summing them reads two arrays in
+# order rather than an int and a float object per posting scattered over the heap (routing
+# is bound by those memory reads), and they take less memory; a double holds a float
+# exactly. Held by one (four terms in five), a pair of one-tuples is smaller than two arrays.
+PostingList = tuple[Sequence[int], Sequence[float]]
+
+
 class Posting(NamedTuple):
     """One skill holding one term: its BM25F weight and the fields it came from."""
 
@@ -73,7 +89,7 @@ class Match(NamedTuple):
     fields: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class SkillFeatures:
     """What the scorer needs about one skill beyond the postings."""
 
@@ -81,18 +97,20 @@ class SkillFeatures:
     name_terms: frozenset[str]  # informative name terms (filler words removed)
     distinctive: float  # 0-1: how rare the name's words are (an exact mention of `image` says less)
     excluded: frozenset[str]  # terms of "not for …" clauses and phrases of "When not to use" sections
-    matches: Mapping[str, Match]  # term → its weight and fields, for this skill's reasons
+    matches: SkillMatches  # term → its weight and fields, for this skill's reasons
 
 
 @dataclass(frozen=True)
 class RoutingIndex:
     skills: tuple[Skill, ...]
     features: tuple[SkillFeatures, ...]
-    postings: Mapping[str, tuple[tuple[int, ...], tuple[float, ...]]]  # term → (skills, their BM25F weights)
+    postings: Mapping[str, PostingList]  # term → (skills, their BM25F weights)
     idf: Mapping[str, float]
     by_name: Mapping[str, tuple[int, ...]]  # normalised name and folder name → skills
     name_heads: frozenset[str]  # first words of hyphenated names (`gh` of `gh-fix-ci`)
     fuzzy_vocab: Mapping[int, tuple[str, ...]]  # word length → name/folder/tag terms a typo of it could be
+    # skill → its place in (name, location) order, equal for equal pairs: the tie-break of a ranking
+    name_order: Sequence[int] = ()
     # Filled by routing.
     typo_cache: dict[str, str | None] = dataclass_field(default_factory=dict, compare=False, repr=False)
 
@@ -186,33 +204,48 @@ def _by_length(vocab: Sequence[str], spread: float = 1.4) -> Mapping[int, tuple[
     )
 
 
-Postings = dict[str, tuple[tuple[int, ...], tuple[float, ...]]]
+Postings = dict[str, PostingList]
 
 
 class SkillMatches(Mapping[str, Match]):
-    """One skill's term → `Match`, each made when asked for from the skill's weights and field
-    bits: a build would otherwise make one object per skill and term (100,000 at 400 skills),
-    and routing only ever reads those of the few shortlisted skills."""
+    """One skill's term → `Match`, each made when asked for: a build would otherwise make one
+    object per skill and term (100,000 at 400 skills), and routing only ever reads those of the
+    few shortlisted skills. A term's `slot` indexes two arrays, its weight (a double: exactly
+    the float) and the bits of the fields holding it, which the scorer reads directly."""
 
-    __slots__ = ("_weights", "_where")
+    __slots__ = ("fields", "slots", "weights")
 
     def __init__(self, weights: dict[str, float], where: Mapping[str, int]) -> None:
-        self._weights, self._where = weights, where
+        self.slots: dict[str, int] = dict(zip(weights, _numbers(len(weights))))  # term → its slot
+        self.weights = array("d", weights.values())  # slot → BM25F weight
+        self.fields = array("H", [where[term] for term in weights])  # slot → field bits (`terms.FIELD_BITS`)
 
     def __getitem__(self, term: str) -> Match:
-        return Match(self._weights[term], field_names(self._where[term]))
+        slot = self.slots[term]
+        return Match(self.weights[slot], field_names(self.fields[slot]))
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._weights)
+        return iter(self.slots)
 
     def __len__(self) -> int:
-        return len(self._weights)
+        return len(self.slots)
 
     def __contains__(self, term: object) -> bool:
-        return term in self._weights
+        return term in self.slots
 
     def keys(self) -> KeysView[str]:
-        return self._weights.keys()
+        return self.slots.keys()
+
+
+_NUMBERS: list[int] = []
+
+
+def _numbers(n: int) -> list[int]:
+    """0 … n-1 as the same int objects for every skill (one int object per slot above 256 would
+    otherwise be made for each skill); grown as needed."""
+    if len(_NUMBERS) < n:
+        _NUMBERS.extend(range(len(_NUMBERS), n))
+    return _NUMBERS[:n]
 
 
 def _weigh(per_skill: Sequence[tuple[dict[str, float], Mapping[str, int]]],
@@ -230,20 +263,26 @@ def _weigh(per_skill: Sequence[tuple[dict[str, float], Mapping[str, int]]],
             weights[term].append(weight)
         kept.append(strong)
     cap = max(MIN_POSTINGS, int(len(per_skill) * MAX_POSTINGS_SHARE))
-    postings = {term: (tuple(skills), tuple(weights[term])) for term, skills in holders.items()}
+    postings = {term: _posting_list(skills, weights[term]) for term, skills in holders.items()}
     for term in [term for term, skills in holders.items() if len(skills) > cap]:
         postings[term] = _capped(term, holders[term], weights[term], cap, kept)
     return [SkillMatches(strong, where) for strong, (_, where) in zip(kept, per_skill)], postings
 
 
 def _capped(term: str, skills: list[int], weights: list[float], cap: int,
-            kept: list[dict[str, float]]) -> tuple[tuple[int, ...], tuple[float, ...]]:
+            kept: list[dict[str, float]]) -> PostingList:
     """The postings of a term held by more than `cap` skills: the strongest only (the others forget it)."""
     best = sorted(range(len(skills)), key=lambda k: (-weights[k], skills[k]))
     for k in best[cap:]:
         del kept[skills[k]][term]
     chosen = sorted(best[:cap])
-    return tuple(skills[k] for k in chosen), tuple(weights[k] for k in chosen)
+    return _posting_list([skills[k] for k in chosen], [weights[k] for k in chosen])
+
+
+def _posting_list(skills: list[int], weights: list[float]) -> PostingList:
+    if len(skills) == 1:
+        return (skills[0],), (weights[0],)
+    return array("i", skills), array("d", weights)
 
 
 def _document_frequencies(per_skill: Sequence[tuple[dict[str, float], Mapping[str, int]]]) -> Counter[str]:
@@ -285,5 +324,17 @@ def build_index(skills: Sequence[Skill]) -> RoutingIndex:
         by_name=names,
         name_heads=frozenset(name.split("-", 1)[0] for name in names if "-" in name),
         fuzzy_vocab=_by_length(vocab),
+        name_order=_name_order(routable),
     )
+
+
+def _name_order(skills: Sequence[Skill]) -> array[int]:
+    order = array("i", bytes(4 * len(skills)))
+    place, previous = -1, None
+    for i in sorted(range(len(skills)), key=lambda i: (skills[i].name, skills[i].location)):
+        key = (skills[i].name, skills[i].location)
+        if key != previous:
+            place, previous = place + 1, key
+        order[i] = place
+    return order
 

@@ -151,3 +151,7 @@ def clear_term_cache() -> None:
 def field_names(bits: int) -> tuple[str, ...]:
     """The fields of a bit set, in FIELDS order (name first, body last)."""
     return tuple(name for name, bit in FIELD_BITS.items() if bits & bit)
+
+
+# The first field of every bit set, in FIELDS order, by its bits: `field_names(bits)[0]` without a call.
+FIRST_FIELD = ("", *(FIELDS[(bits & -bits).bit_length() - 1] for bits in range(1, 1 << len(FIELDS))))

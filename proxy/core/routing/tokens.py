@@ -5,6 +5,10 @@ non-alphanumerics and on `-`, `_`, `.`, a small rule-based English stemmer,
 stopwords, and CJK handling (Han, Hiragana, Katakana and Hangul runs become
 character bigrams, since those scripts put no spaces between words).
 
+A message is normalised and split once (`split_text`); its terms, phrases, plain
+words and compounds are all read from that split, as `tokens`, `phrases`, `words`
+and `compounds` read them from a text.
+
 What it must not know: skills, scores or the lexicon. Pure functions only.
 """
 
@@ -15,6 +19,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 _CJK_CLASS = (
     "\u3040-\u30ff"  # Hiragana, Katakana
@@ -78,6 +83,22 @@ class Token:
     surface: str
 
 
+class SplitText(NamedTuple):
+    """A text normalised once and split the ways routing reads it."""
+
+    cjk_runs: list[str]  # runs of CJK characters, in order
+    compounds: list[str]  # words with their joiners kept (`p5.js`, `gh-fix-ci`), CJK dropped
+    words: list[str]  # plain words, CJK dropped
+
+
+def split_text(text: str) -> SplitText:
+    """`text` normalised, then its CJK runs, compounds and plain words (see `compounds` and `words`)."""
+    text = normalize(text)
+    runs = CJK_RUN.findall(text)
+    plain = CJK_RUN.sub(" ", text) if runs else text
+    return SplitText(runs, _COMPOUND.findall(plain), _PARTS.findall(plain))
+
+
 def normalize(text: str) -> str:
     """NFKC then casefold: full-width forms, ligatures and case all fold away."""
     return unicodedata.normalize("NFKC", text).casefold()
@@ -137,6 +158,11 @@ def cjk_terms(run: str) -> list[str]:
     return [run[i : i + 2] for i in range(len(run) - 1)]
 
 
+def _counts(word: str) -> bool:
+    """A word that counts as a term: not one character, a digit run or a stopword."""
+    return len(word) >= 2 and not word.isdigit() and word not in STOPWORDS and word not in FOREIGN_STOPWORDS
+
+
 @lru_cache(maxsize=1 << 16)
 def _word_tokens(compound: str) -> tuple[Token, ...]:
     if _NUMBER.fullmatch(compound):
@@ -144,7 +170,7 @@ def _word_tokens(compound: str) -> tuple[Token, ...]:
     parts = _PARTS.findall(compound)
     tokens = [Token(compound, compound)] if len(parts) > 1 or compound != parts[0] else []
     for part in parts:
-        if len(part) < 2 or part.isdigit() or part in STOPWORDS or part in FOREIGN_STOPWORDS:
+        if not _counts(part):
             continue
         tokens.append(Token(stem(part), part))
     return tuple(tokens)
@@ -153,18 +179,33 @@ def _word_tokens(compound: str) -> tuple[Token, ...]:
 def tokens(text: str) -> list[Token]:
     """Every term of `text`, in order, duplicates kept (callers count or dedupe)."""
     text = normalize(text)
+    runs = CJK_RUN.findall(text)
     out: list[Token] = []
-    for run in CJK_RUN.findall(text):
+    for run in runs:
         out.extend(Token(t, run) for t in cjk_terms(run))
-    for compound in _COMPOUND.findall(CJK_RUN.sub(" ", text)):
+    for compound in _COMPOUND.findall(CJK_RUN.sub(" ", text) if runs else text):
         out.extend(_word_tokens(compound))
+    return out
+
+
+def split_terms(split: SplitText) -> list[str]:
+    """The comparable terms of a split text, in order, duplicates kept (`terms` of its text)."""
+    out: list[str] = []
+    for run in split.cjk_runs:
+        out.extend(cjk_terms(run))
+    for compound in split.compounds:
+        out.extend([token.term for token in _word_tokens(compound)])
     return out
 
 
 def phrases(text: str) -> list[str]:
     """Adjacent pairs of word terms (`landing page` → `land pag`), CJK and joiners left out."""
-    parts = [stem(w) for w in words(text)
-             if len(w) >= 2 and not w.isdigit() and w not in STOPWORDS and w not in FOREIGN_STOPWORDS]
+    return word_phrases(words(text))
+
+
+def word_phrases(plain: list[str]) -> list[str]:
+    """`phrases` of a text from its plain words."""
+    parts = [stem(w) for w in plain if _counts(w)]
     return [f"{a} {b}" for a, b in itertools.pairwise(parts) if a != b]
 
 

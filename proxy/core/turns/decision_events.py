@@ -9,7 +9,6 @@ never whole prompts.
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -17,6 +16,8 @@ from proxy.core.routing.router import RouteCandidate, RouteDecision
 from proxy.core.turns.activation import ActivationRequest
 
 PREVIEW_CHARS = 180
+# A preview is made from this many times its length of the text's head, when that is enough.
+_HEAD_SHARE = 4
 
 
 def sha256_short(text: str) -> str:
@@ -24,7 +25,15 @@ def sha256_short(text: str) -> str:
 
 
 def preview(text: str, limit: int = PREVIEW_CHARS) -> str:
-    compact = re.sub(r"\s+", " ", text).strip()
+    """The text with every run of whitespace squeezed to one space and stripped, cut to `limit` characters.
+
+    Squeezing a head of the text gives a head of the squeezed text, so a long text (a routed
+    block runs to kilobytes) is squeezed only as far as its preview needs when that head is
+    long enough once squeezed; the result is the same either way.
+    """
+    compact = " ".join(text[: _HEAD_SHARE * limit].split())
+    if len(compact) <= limit and len(text) > _HEAD_SHARE * limit:  # mostly whitespace: squeeze it all
+        compact = " ".join(text.split())
     return compact if len(compact) <= limit else compact[: limit - 3] + "..."
 
 
@@ -37,11 +46,12 @@ def route_events(mode: str, reason: str, text: str, decision: RouteDecision,
                  injection: str) -> tuple[dict[str, Any], ...]:
     top = decision.selected[0] if decision.selected else None
     best_rejected = decision.best_rejected
+    text_preview = preview(text)
     route = {
         "event": "prompt_route",
         "mode": mode,
         "reason": reason,
-        "input_preview": preview(text),
+        "input_preview": text_preview,
         "selected": [summarize(c) for c in decision.selected],
         "rejected_best": summarize(best_rejected) if best_rejected else None,
         "top_skill": top.skill.name if top else None,
@@ -51,10 +61,12 @@ def route_events(mode: str, reason: str, text: str, decision: RouteDecision,
         "injection_chars": len(injection),
     }
     kind = "routed" if mode == "routed" else "reminder"
-    return route, injection_event(kind, reason, injection, text)
+    return route, injection_event(kind, reason, injection, text, payload_preview=text_preview)
 
 
-def injection_event(kind: str, reason: str, injection: str, payload: str, **extra: Any) -> dict[str, Any]:
+def injection_event(kind: str, reason: str, injection: str, payload: str, payload_preview: str | None = None,
+                    **extra: Any) -> dict[str, Any]:
+    """The `context_injection` event; `payload_preview`, when given, is `preview(payload)` made already."""
     return {
         "event": "context_injection",
         "kind": kind,
@@ -64,7 +76,7 @@ def injection_event(kind: str, reason: str, injection: str, payload: str, **extr
         "injection_preview": preview(injection),
         "payload_chars": len(payload),
         "payload_sha256": sha256_short(payload) if payload else None,
-        "payload_preview": preview(payload) if payload else None,
+        "payload_preview": (payload_preview if payload_preview is not None else preview(payload)) if payload else None,
         **extra,
     }
 

@@ -79,11 +79,16 @@ class TurnRecordReader(Protocol):
     def get_many(self, keys: Sequence[str], now: float) -> Mapping[str, TurnRecord]: ...
 
 
+# What `json.dumps(..., sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)` makes
+# one for each call: made once, as every request spells each of its messages.
+_COMPACT = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
 def canonical_message(message: Any) -> str:
     """A Chat Completions message's identity: the fields that say what was said, in one spelling."""
     if isinstance(message, dict):
         kept = {k: message.get(k) for k in ("role", "content", "tool_calls", "tool_call_id", "name") if k in message}
-        return json.dumps(kept, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+        return _COMPACT.encode(kept)
     return json.dumps(message, sort_keys=True, ensure_ascii=False, default=str)
 
 
