@@ -69,8 +69,10 @@ def warm_lexicon() -> None:
 
 
 @lru_cache(maxsize=1 << 16)
-def _default_word(word: str) -> str | None:
-    return LEXICON.lookup_word(word)
+def _default_word_terms(word: str) -> tuple[QueryTerm, ...]:
+    """The terms the default lexicon gives a word on its own (none for most words)."""
+    english = LEXICON.lookup_word(word)
+    return _expand(english, LEXICON_WEIGHT, word) if english else ()
 
 
 def _lexicon_terms(split: SplitText, lexicon: Lexicon) -> list[QueryTerm]:
@@ -78,11 +80,13 @@ def _lexicon_terms(split: SplitText, lexicon: Lexicon) -> list[QueryTerm]:
     for run in split.cjk_runs:
         for key, english in lexicon.lookup_cjk(run):
             out.extend(_expand(english, CJK_LEXICON_WEIGHT, key))
-    lookup_word = _default_word if lexicon is LEXICON else lexicon.lookup_word
-    plain, heads = split.words, lexicon.phrase_words
+    plain, heads, default = split.words, lexicon.phrase_words, lexicon is LEXICON
     for i, word in enumerate(plain):
         hit = lexicon.lookup_phrase(plain, i) if word in heads else None  # only a listed head starts a phrase
-        key, word_english = hit if hit is not None else (word, lookup_word(word))
+        if hit is None and default:
+            out.extend(_default_word_terms(word))
+            continue
+        key, word_english = hit if hit is not None else (word, lexicon.lookup_word(word))
         if word_english:
             out.extend(_expand(word_english, LEXICON_WEIGHT, key))
     return out

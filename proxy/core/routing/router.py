@@ -14,14 +14,15 @@ What it must not know: HTTP, logging, how a decision is injected into a request.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal, NamedTuple
+from functools import partial
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from proxy.core.catalog.skill import Skill
 from proxy.core.routing.evidence import Evidence, Query, evidence, name_mentions, raw_scores, shortlist
 from proxy.core.routing.query import QueryTerm, cap_text, split_query_terms, warm_lexicon
-from proxy.core.routing.term_index import RoutingIndex, build_index
+from proxy.core.routing.term_index import RoutingIndex, SkillMatches, build_index
 from proxy.core.routing.tokens import split_text
 
 Confidence = Literal["high", "medium", "low"]
@@ -48,10 +49,45 @@ EXCLUSION_PENALTY = 0.5  # share of a term's weight taken away when a "not for" 
 
 @dataclass(frozen=True)
 class RouteCandidate:
+    """A ranked skill; `reasons` say why, strongest first.
+
+    The router's candidates write their reasons the first time they are read (`explained_later`):
+    a route ranks ten and a search up to every skill, and most are never shown. The reasons come
+    from what the candidate matched, kept with it, so they are the same whenever they are read.
+    """
+
     skill: Skill
     score: int
     confidence: Confidence
     reasons: tuple[str, ...]
+
+    @classmethod
+    def explained_later(cls, skill: Skill, score: int, confidence: Confidence,
+                        explain: Callable[[], tuple[str, ...]]) -> RouteCandidate:
+        """A candidate whose `reasons` are `explain()`, called when first read."""
+        candidate = object.__new__(cls)
+        for name, value in (("skill", skill), ("score", score), ("confidence", confidence), ("_explain", explain)):
+            object.__setattr__(candidate, name, value)
+        return candidate
+
+    if not TYPE_CHECKING:  # for the type checker, `reasons` is the field it is
+
+        def __getattr__(self, name):
+            """Only `reasons` of a candidate explained later, the first time (it is kept from then on)."""
+            attributes = self.__dict__
+            if name != "reasons" or ("_explain" not in attributes and "reasons" not in attributes):
+                raise AttributeError(name)
+            explain = attributes.get("_explain")
+            if explain is None:  # another thread wrote them in the meantime
+                return attributes["reasons"]
+            reasons = explain()
+            object.__setattr__(self, "reasons", reasons)
+            attributes.pop("_explain", None)
+            return reasons
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled and copied with its reasons written."""
+        return {"skill": self.skill, "score": self.score, "confidence": self.confidence, "reasons": self.reasons}
 
 
 @dataclass(frozen=True)
@@ -83,10 +119,14 @@ class _Scored(NamedTuple):
     suffix: tuple[str, ...]  # penalties, last
 
     def candidate(self, query: Query, index: RoutingIndex) -> RouteCandidate:
-        found = self.evidence.reasons(query, index.features[self.position].matches)  # each once already
-        reasons = tuple(dict.fromkeys((*self.prefix, *found, *self.suffix))) if self.prefix or self.suffix \
-            else tuple(found)
-        return RouteCandidate(self.skill, self.score, confidence_for(self.score), reasons)
+        explain = partial(self.reasons, query, index.features[self.position].matches)
+        return RouteCandidate.explained_later(self.skill, self.score, confidence_for(self.score), explain)
+
+    def reasons(self, query: Query, matches: SkillMatches) -> tuple[str, ...]:
+        found = self.evidence.reasons(query, matches)  # each once already
+        if self.prefix or self.suffix:
+            return tuple(dict.fromkeys((*self.prefix, *found, *self.suffix)))
+        return tuple(found)
 
 
 def _score(i: int, found: Evidence, bonus: float, term_set: frozenset[str], index: RoutingIndex) -> _Scored:

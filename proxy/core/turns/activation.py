@@ -57,6 +57,8 @@ def extract_tokens(text: str) -> list[str]:
     """`$name` tokens in order of appearance, deduplicated case-insensitively."""
     seen: set[str] = set()
     tokens: list[str] = []
+    if "$" not in text:  # every token has one; most messages none
+        return tokens
     for match in TOKEN_PATTERN.finditer(text):
         key = match.group(1).casefold()
         if key not in seen:

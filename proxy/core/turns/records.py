@@ -69,6 +69,12 @@ class TurnRecord:
     # object again; a record from another process (Redis) has none.
     turn: Turn | None = field(default=None, compare=False, repr=False)
 
+    def sent_as(self, forwarded: Any, turn: Turn | None, tool_mode: str) -> TurnRecord:
+        """`replace(self, forwarded=..., turn=..., tool_mode=...)` for every new turn, at a third of the cost
+        (tests/core/turns/test_turn_values.py checks that it keeps every other field)."""
+        return TurnRecord(forwarded, self.mode, self.fingerprint, self.full_injection_at, self.tool_exchange,
+                          self.mixed_call, tool_mode, self.context_mode, self.model, turn)
+
 
 class TurnRecordReader(Protocol):
     """Where the preprocessor reads earlier turns' records: all of a request's keys in one call.

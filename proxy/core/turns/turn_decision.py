@@ -97,6 +97,11 @@ class TurnOutcome:
     activation: ActivationRequest | None = None
     events: tuple[dict[str, Any], ...] = field(default=())
 
+    def with_record(self, record: TurnRecord) -> TurnOutcome:
+        """`replace(self, record=record)` at a third of the cost (a test checks it keeps every other field)."""
+        return TurnOutcome(self.forwarded, record, self.route_header, self.injection, self.selected, self.decision,
+                           self.activation, self.events)
+
 
 def fingerprint(selected: tuple[RouteCandidate, ...]) -> str:
     """Sorted root:name:location of the selected skills; scores left out on purpose."""
@@ -107,9 +112,7 @@ def decide_turn(turn: Turn, context: SkillContext, config: PreprocessConfig,
                 last_full: LastFullInjection | None, now: float, wire: TurnWire) -> TurnOutcome:
     outcome = _decide(turn, context, config, last_full, now)
     written = wire.write_turn(outcome.forwarded)
-    record = replace(outcome.record, forwarded=written, turn=outcome.forwarded.written_as(written),
-                     tool_mode=config.tool_mode)
-    return replace(outcome, record=record)
+    return outcome.with_record(outcome.record.sent_as(written, outcome.forwarded.written_as(written), config.tool_mode))
 
 
 # The records below hold the forwarded turn until `decide_turn` writes it in the wire's form.

@@ -17,7 +17,9 @@ _USER_LABEL = re.compile(r"^\s*user:\s*", re.IGNORECASE)
 
 def routing_text(turn: Turn) -> str:
     """The text the router and activation see: a leading `user:` label dropped."""
-    return _USER_LABEL.sub("", turn.text, count=1)
+    text = turn.text
+    label = _USER_LABEL.match(text)  # the pattern is anchored: only a match at the start counts
+    return text[label.end():] if label else text
 
 
 def prepend_block(turn: Turn, block: str) -> Turn:
