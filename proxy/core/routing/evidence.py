@@ -39,16 +39,15 @@ class Evidence(NamedTuple):
     breadth: int
     terms: tuple[str, ...]  # matched query terms, in message order
     weights: tuple[float, ...]  # each term's query weight times its weight for the skill (summed: `raw`)
-    slots: tuple[int, ...]  # each term's slot in the skill's `SkillMatches`
 
     def reasons(self, query: Query, matches: SkillMatches) -> list[str]:
         """Readable reasons, strongest first (ties in message order)."""
-        terms, slots, via, fields = self.terms, self.slots, query.via, matches.fields
+        terms, via, where = self.terms, query.via, matches.where
         if len(terms) > 1:  # stable, like a sort on -w
             strongest: Sequence[int] = sorted(range(len(terms)), key=self.weights.__getitem__, reverse=True)
         else:
             strongest = range(len(terms))
-        return list(dict.fromkeys([reason(terms[k], via[terms[k]], FIRST_FIELD[fields[slots[k]]]) for k in strongest]))
+        return list(dict.fromkeys([reason(terms[k], via[terms[k]], FIRST_FIELD[where[terms[k]]]) for k in strongest]))
 
 
 class Query(NamedTuple):
@@ -133,8 +132,7 @@ def evidence(chosen: Sequence[int], query: Query, index: RoutingIndex) -> Iterat
         matches = features[i].matches
         slots, weights = matches.slots, matches.weights
         common = [t for t in weight if t in slots]  # in message order
-        held = [slots[t] for t in common]
-        products = [weight[t] * weights[k] for t, k in zip(common, held)]
+        products = [weight[t] * weights[slots[t]] for t in common]
         words = {source[t] for t in common}
         words.discard(None)
-        yield i, Evidence(sum(products), len(words), tuple(common), tuple(products), tuple(held))
+        yield i, Evidence(sum(products), len(words), tuple(common), tuple(products))

@@ -210,19 +210,18 @@ Postings = dict[str, PostingList]
 class SkillMatches(Mapping[str, Match]):
     """One skill's term → `Match`, each made when asked for: a build would otherwise make one
     object per skill and term (100,000 at 400 skills), and routing only ever reads those of the
-    few shortlisted skills. A term's `slot` indexes two arrays, its weight (a double: exactly
-    the float) and the bits of the fields holding it, which the scorer reads directly."""
+    few shortlisted skills. A term's `slot` indexes `weights`, the doubles (exactly the floats)
+    the scorer sums; `where` holds the bits of the fields each term is in."""
 
-    __slots__ = ("fields", "slots", "weights")
+    __slots__ = ("slots", "weights", "where")
 
     def __init__(self, weights: dict[str, float], where: Mapping[str, int]) -> None:
         self.slots: dict[str, int] = dict(zip(weights, _numbers(len(weights))))  # term → its slot
         self.weights = array("d", weights.values())  # slot → BM25F weight
-        self.fields = array("H", [where[term] for term in weights])  # slot → field bits (`terms.FIELD_BITS`)
+        self.where = where  # term → field bits (`terms.FIELD_BITS`); shared with the skill's analysis
 
     def __getitem__(self, term: str) -> Match:
-        slot = self.slots[term]
-        return Match(self.weights[slot], field_names(self.fields[slot]))
+        return Match(self.weights[self.slots[term]], field_names(self.where[term]))
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.slots)
@@ -263,9 +262,8 @@ def _weigh(per_skill: Sequence[tuple[dict[str, float], Mapping[str, int]]],
             weights[term].append(weight)
         kept.append(strong)
     cap = max(MIN_POSTINGS, int(len(per_skill) * MAX_POSTINGS_SHARE))
-    postings = {term: _posting_list(skills, weights[term]) for term, skills in holders.items()}
-    for term in [term for term, skills in holders.items() if len(skills) > cap]:
-        postings[term] = _capped(term, holders[term], weights[term], cap, kept)
+    postings = {term: _capped(term, skills, weights[term], cap, kept) if len(skills) > cap
+                else _posting_list(skills, weights[term]) for term, skills in holders.items()}
     return [SkillMatches(strong, where) for strong, (_, where) in zip(kept, per_skill)], postings
 
 
