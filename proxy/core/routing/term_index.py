@@ -30,14 +30,7 @@ from typing import NamedTuple
 
 from proxy.core.catalog.skill import Skill
 from proxy.core.routing.fields import split_redirects
-from proxy.core.routing.terms import (
-    FIELD_BITS,
-    FieldCounts,
-    SkillTerms,
-    field_names,
-    referred_counts,
-    skill_terms,
-)
+from proxy.core.routing.terms import FIELD_BITS, FieldCounts, SkillTerms, field_names, referred_counts, skill_terms
 from proxy.core.routing.tokens import normalize
 
 FIELD_WEIGHTS: Mapping[str, float] = MappingProxyType(
@@ -112,7 +105,7 @@ class RoutingIndex:
     name_heads: frozenset[str]  # first words of hyphenated names (`gh` of `gh-fix-ci`)
     fuzzy_vocab: Mapping[int, tuple[str, ...]]  # word length → name/folder/tag terms a typo of it could be
     # skill → its place in (name, location) order, equal for equal pairs: the tie-break of a ranking
-    name_order: Sequence[int] = ()
+    name_order: Sequence[int]
     # Filled by routing.
     typo_cache: dict[str, str | None] = dataclass_field(default_factory=dict, compare=False, repr=False)
 
