@@ -130,9 +130,9 @@ def evidence(chosen: Sequence[int], query: Query, index: RoutingIndex) -> Iterat
     weight, source, features = query.weight, query.source, index.features
     for i in chosen:
         matches = features[i].matches
-        slots, weights = matches.slots, matches.weights
-        common = [t for t in weight if t in slots]  # in message order
-        products = [weight[t] * weights[slots[t]] for t in common]
+        weights = matches.weights
+        common = [t for t in weight if t in weights]  # in message order
+        products = [weight[t] * weights[t] for t in common]
         words = {source[t] for t in common}
         words.discard(None)
         yield i, Evidence(sum(products), len(words), tuple(common), tuple(products))

@@ -30,14 +30,7 @@ from typing import NamedTuple
 
 from proxy.core.catalog.skill import Skill
 from proxy.core.routing.fields import split_redirects
-from proxy.core.routing.terms import (
-    FIELD_BITS,
-    FieldCounts,
-    SkillTerms,
-    field_names,
-    referred_counts,
-    skill_terms,
-)
+from proxy.core.routing.terms import FIELD_BITS, FieldCounts, SkillTerms, field_names, referred_counts, skill_terms
 from proxy.core.routing.tokens import normalize
 
 FIELD_WEIGHTS: Mapping[str, float] = MappingProxyType(
@@ -66,12 +59,14 @@ MIN_DOCUMENTS = 300
 DISTINCTIVE_SHARE = 0.8  # a one-word name is fully distinctive when its idf reaches this share of the max
 
 
-# A term's postings: the skills holding it (ascending) and their weights. Held by several
+# A term's postings: the skills holding it (ascending) and their weights. Held by many
 # skills, they are machine ints and doubles side by side: summing them reads two arrays in
 # order rather than an int and a float object per posting scattered over the heap (routing
 # is bound by those memory reads), and they take less memory; a double holds a float
-# exactly. Held by one (four terms in five), a pair of one-tuples is smaller than two arrays.
+# exactly. Held by a few (most terms), two tuples are smaller than two arrays (whose headers
+# outweigh them up to about 20 holders), and their floats are the skills' own.
 PostingList = tuple[Sequence[int], Sequence[float]]
+SHORT_POSTINGS = 16
 
 
 class Posting(NamedTuple):
@@ -110,7 +105,7 @@ class RoutingIndex:
     name_heads: frozenset[str]  # first words of hyphenated names (`gh` of `gh-fix-ci`)
     fuzzy_vocab: Mapping[int, tuple[str, ...]]  # word length → name/folder/tag terms a typo of it could be
     # skill → its place in (name, location) order, equal for equal pairs: the tie-break of a ranking
-    name_order: Sequence[int] = ()
+    name_order: Sequence[int]
     # Filled by routing.
     typo_cache: dict[str, str | None] = dataclass_field(default_factory=dict, compare=False, repr=False)
 
@@ -210,41 +205,28 @@ Postings = dict[str, PostingList]
 class SkillMatches(Mapping[str, Match]):
     """One skill's term → `Match`, each made when asked for: a build would otherwise make one
     object per skill and term (100,000 at 400 skills), and routing only ever reads those of the
-    few shortlisted skills. A term's `slot` indexes `weights`, the doubles (exactly the floats)
-    the scorer sums; `where` holds the bits of the fields each term is in."""
+    few shortlisted skills. The scorer reads `weights` and `where` directly."""
 
-    __slots__ = ("slots", "weights", "where")
+    __slots__ = ("weights", "where")
 
     def __init__(self, weights: dict[str, float], where: Mapping[str, int]) -> None:
-        self.slots: dict[str, int] = dict(zip(weights, _numbers(len(weights))))  # term → its slot
-        self.weights = array("d", weights.values())  # slot → BM25F weight
+        self.weights: Mapping[str, float] = weights  # term → BM25F weight
         self.where = where  # term → field bits (`terms.FIELD_BITS`); shared with the skill's analysis
 
     def __getitem__(self, term: str) -> Match:
-        return Match(self.weights[self.slots[term]], field_names(self.where[term]))
+        return Match(self.weights[term], field_names(self.where[term]))
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self.slots)
+        return iter(self.weights)
 
     def __len__(self) -> int:
-        return len(self.slots)
+        return len(self.weights)
 
     def __contains__(self, term: object) -> bool:
-        return term in self.slots
+        return term in self.weights
 
     def keys(self) -> KeysView[str]:
-        return self.slots.keys()
-
-
-_NUMBERS: list[int] = []
-
-
-def _numbers(n: int) -> list[int]:
-    """0 … n-1 as the same int objects for every skill (one int object per slot above 256 would
-    otherwise be made for each skill); grown as needed."""
-    if len(_NUMBERS) < n:
-        _NUMBERS.extend(range(len(_NUMBERS), n))
-    return _NUMBERS[:n]
+        return self.weights.keys()
 
 
 def _weigh(per_skill: Sequence[tuple[dict[str, float], Mapping[str, int]]],
@@ -278,8 +260,8 @@ def _capped(term: str, skills: list[int], weights: list[float], cap: int,
 
 
 def _posting_list(skills: list[int], weights: list[float]) -> PostingList:
-    if len(skills) == 1:
-        return (skills[0],), (weights[0],)
+    if len(skills) <= SHORT_POSTINGS:
+        return tuple(skills), tuple(weights)
     return array("i", skills), array("d", weights)
 
 

@@ -1,9 +1,9 @@
 """The router's faster forms give exactly what their plain definitions give.
 
 Routing splits a message once and reads everything from that split; keeps postings as arrays
-(several holders) or one-tuples (one); keeps a skill's matched terms as slots into arrays of
-weights and field bits; breaks ties by a precomputed name order; and writes a candidate's
-reasons when they are first read. Each is checked here against the plain form it replaces.
+(many holders) or tuples (a few); breaks ties by a precomputed name order; reads a reason's
+field from a table; and writes a candidate's reasons when they are first read. Each is checked
+here against the plain form it replaces.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from proxy.core.catalog.catalog import load_catalog
 from proxy.core.catalog.skill import Skill
 from proxy.core.routing.router import RouteCandidate, SkillRouter
-from proxy.core.routing.term_index import RoutingIndex, build_index
+from proxy.core.routing.term_index import SHORT_POSTINGS, RoutingIndex, build_index
 from proxy.core.routing.terms import FIELDS, FIRST_FIELD, field_names
 from proxy.core.routing.tokens import (
     CJK_RUN,
@@ -77,7 +77,7 @@ def assert_postings_agree_with_matches(index: RoutingIndex) -> None:
     held = 0
     for term, (skills, weights) in index.postings.items():
         assert list(skills) == sorted(set(skills))
-        assert isinstance(skills, tuple) if len(skills) == 1 else isinstance(skills, array)
+        assert isinstance(skills, tuple) if len(skills) <= SHORT_POSTINGS else isinstance(skills, array)
         for skill, weight in zip(skills, weights, strict=True):
             match = index.features[skill].matches[term]
             assert match.weight.hex() == weight.hex() and match.fields
