@@ -122,7 +122,9 @@ class Upstream:
     """One upstream server and the one client (connection pool) used to talk to it.
 
     Without `config` it is the single `upstream` with `upstream_api_key`, named "default";
-    with one, an entry of `upstreams`, with its own name, URL and key.
+    with one, an entry of `upstreams`, with its own name, URL and key. `transport` replaces the
+    aiohttp one; it should note each new connection in `opened_connections`, or a failure before
+    any answer counts as a stale pooled connection and the request is sent again (up to the cap).
     """
 
     def __init__(self, settings: Settings, transport: httpx.AsyncBaseTransport | None = None,
@@ -216,10 +218,9 @@ class Upstream:
         replayable = content is None or isinstance(content, bytes)
         retries = 0
         while True:
-            opened: list[str] = []  # by the transport (aiohttp's), or by httpcore's trace hook (httpx's own)
-            request = self._client.build_request(
-                method, url, headers=headers, content=content, extensions={"trace": _connection_opening(opened)},
-                timeout=httpx.USE_CLIENT_DEFAULT if timeout is None else timeout)
+            opened: list[str] = []  # each new connection the transport opens for this attempt
+            request = self._client.build_request(method, url, headers=headers, content=content,
+                                                 timeout=httpx.USE_CLIENT_DEFAULT if timeout is None else timeout)
             noting = opened_connections.set(opened)
             try:
                 return await self._client.send(request, stream=True)
@@ -260,14 +261,6 @@ def response_headers(raw: list[tuple[bytes, bytes]]) -> Headers:
     decoded = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in raw]
     dropped = NOT_FORWARDED_DOWN | _connection_tokens(decoded)
     return [(k, v) for k, v in decoded if k.lower() not in dropped]
-
-
-def _connection_opening(opened: list[str]) -> Callable[[str, dict[str, object]], Awaitable[None]]:
-    """An httpcore trace hook noting that the request opened a new connection (not a pooled one)."""
-    async def trace(event: str, info: dict[str, object]) -> None:
-        if event.startswith("connection.connect_tcp"):
-            opened.append(event)
-    return trace
 
 
 def _connection_tokens(headers: Headers) -> set[str]:
