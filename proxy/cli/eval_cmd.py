@@ -7,7 +7,7 @@ from typing import Any
 
 from proxy.cli.common import UsageError, add_catalog_arguments, catalog_from_args, run_reporting_usage_errors
 from proxy.core import json_codec
-from proxy.core.routing.evaluation import EvaluationReport, evaluate
+from proxy.core.routing.evaluation import HALVES, EvaluationReport, evaluate, in_half
 from proxy.core.routing.router import SkillRouter
 
 
@@ -16,12 +16,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     add_catalog_arguments(parser)
     parser.add_argument("cases", metavar="CASES.jsonl", help='one {"text", "expected": [names], "lang"} per line')
     parser.add_argument("--json", action="store_true", help="print the summary as one JSON object")
+    parser.add_argument("--half", choices=HALVES,
+                        help="only the cases of one half, split by a hash of their text: tune on `tuning`, "
+                             "report `check`")
     parser.add_argument("--misses", type=int, default=20, metavar="N", help="misses to print (default 20)")
     parser.set_defaults(func=lambda args: run_reporting_usage_errors(run, args))
 
 
 def run(args: argparse.Namespace) -> int:
-    cases = load_cases(args.cases)
+    cases = in_half(load_cases(args.cases), args.half)
     catalog = catalog_from_args(args)
     router = SkillRouter(catalog.skills)
     report = evaluate(cases, router.route)

@@ -68,3 +68,15 @@ def test_eval_on_the_dev_set_beats_the_seed_baseline():
     report = json.loads(result.stdout)
     assert report["cases"] == 320
     assert report["top1"] > 0.45 and report["top3"] > 0.6 and report["false_route_rate"] < 0.3
+
+
+def test_eval_half_takes_one_half_of_the_cases(tmp_path):
+    from proxy.core.routing.evaluation import half_of
+
+    texts = [f"write release notes for version {i}" for i in range(12)]
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text("\n".join(json.dumps({"text": t, "expected": [], "lang": "en"}) for t in texts))
+    counts = {half: json.loads(skillproxy("eval", "--json", "--half", half, *OWN, str(cases)).stdout)["cases"]
+              for half in ("tuning", "check")}
+    assert counts == {half: sum(half_of({"text": t}) == half for t in texts) for half in ("tuning", "check")}
+    assert skillproxy("eval", "--half", "train", *OWN, str(cases)).returncode == 2

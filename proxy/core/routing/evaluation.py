@@ -8,6 +8,7 @@ text → decision with `.selected` and `.candidates` (each with `.skill.name` an
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypedDict
@@ -16,6 +17,24 @@ Case = Mapping[str, Any]
 Clock = Callable[[], float]
 TOP_K = 3
 MISS_CANDIDATES = 5
+HALVES = ("tuning", "check")
+
+
+def half_of(case: Case) -> str:
+    """`tuning` or `check`: which half of a labelled set a case falls in, by a hash of its text.
+
+    Fixed by the text alone, so the halves are the same on every machine and do not move when
+    cases are added: tune on one half, report the other as what the router does on prompts
+    nobody tuned to."""
+    digest = hashlib.sha256(str(case["text"]).encode("utf-8")).digest()
+    return HALVES[digest[0] & 1]
+
+
+def in_half(cases: Iterable[Case], half: str | None) -> list[Case]:
+    """The cases of one half (`None`: all of them)."""
+    if half is not None and half not in HALVES:
+        raise ValueError(f"half must be one of {', '.join(HALVES)}, not {half!r}")
+    return [case for case in cases if half is None or half_of(case) == half]
 
 
 class Rates(TypedDict):

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from proxy.core.routing.evaluation import evaluate, percentile
+from proxy.core.routing.evaluation import evaluate, half_of, in_half, percentile
 
 
 def cand(name: str, score: int = 50) -> SimpleNamespace:
@@ -78,3 +78,15 @@ def test_percentile_is_nearest_rank() -> None:
     assert percentile(values, 50) == 50.0
     assert percentile(values, 99) == 99.0
     assert percentile([3.0], 99) == 3.0
+
+
+def test_halves_are_fixed_by_the_text_and_split_a_set_about_evenly() -> None:
+    cases = [{"text": f"prompt number {i}", "expected": []} for i in range(400)]
+    tuning, check = in_half(cases, "tuning"), in_half(cases, "check")
+    assert len(tuning) + len(check) == 400 and 160 < len(tuning) < 240
+    assert {c["text"] for c in tuning}.isdisjoint(c["text"] for c in check)
+    assert [half_of(c) for c in cases] == [half_of(dict(c, lang="xx")) for c in cases]  # the text alone decides
+    assert half_of({"text": "prompt number 0"}) == half_of({"text": "prompt number 0", "expected": ["x"]})
+    assert in_half(cases, None) == cases
+    with pytest.raises(ValueError, match="tuning, check"):
+        in_half(cases, "train")
