@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bench.perf_levers import levers_for
+
 TARGETS = (("direct", "direct"), ("bare", "bare"), ("skillproxy", "skillproxy"), ("litellm", "LiteLLM"))
 CELLS = ("c1 non-stream", "c1 stream", "c32 non-stream", "c32 stream")
 SURFACES = (("responses", "OpenAI Responses", "POST /v1/responses"),
@@ -304,7 +306,13 @@ def profiles_section(results: dict[str, Any]) -> list[str]:
     missed = [(name, where) for (name, _, _, met), where in _goal_rows(results) if met is False]
     if not missed:
         return []
-    lines = ["", "## Where the time goes, for each goal missed", ""]
+    lines = ["", "## What was tried, for each goal missed", ""]
+    by_levers: dict[tuple[str, ...], list[str]] = {}
+    for name, _ in missed:
+        by_levers.setdefault(tuple(levers_for(name)) or ("nothing yet",), []).append(name)
+    for levers, names in by_levers.items():
+        lines += [f"- {'; '.join(names)}:", *[f"  - {lever}" for lever in levers]]
+    lines += ["", "## Where the time goes, for each goal missed", ""]
     no_cpu = [name for name, where in missed if where is None]
     if no_cpu:
         lines += [f"- {name}: not a question of CPU time (no profile; see the figures above)." for name in no_cpu]

@@ -369,3 +369,17 @@ def test_profile_of_several_processes_drops_the_process_frames_py_spy_puts_first
     assert found.top("own", 2) == [(0.75, "send (anyio/_backends/_asyncio.py)"), (0.25, "select (selectors.py)")]
     assert found.top("packages", 1) == [(0.75, "anyio")]
     assert not [name for name in found.inclusive if "process" in name or "spawn_main" in name]
+
+
+def test_each_missed_goal_says_what_was_tried_for_it_and_goals_met_say_nothing():
+    from bench.perf_levers import LEVERS_TRIED, levers_for
+
+    text = report(_results())
+    tried = text[text.index("## What was tried, for each goal missed"):text.index("## Where the time goes")]
+    assert "- c32 non-stream: req/s, skillproxy/bare; " in tried and "Ollama native c32 stream" in tried
+    assert "aiohttp's connection pool" in tried and "- c1 stream: added first byte p50:" in tried
+    assert "- preprocess p99 at 1,000 skills:" in tried and "RSS growth" not in tried
+    assert "c1 non-stream: added p50" not in tried  # met in these results
+    for piece, levers in LEVERS_TRIED:  # every entry is reachable from a goal the report checks
+        assert levers and any(piece in name for name, _, _, _ in goals(_results())), piece
+    assert levers_for("a goal nobody wrote") == []
