@@ -42,12 +42,13 @@ class Evidence(NamedTuple):
 
     def reasons(self, query: Query, matches: SkillMatches) -> list[str]:
         """Readable reasons, strongest first (ties in message order)."""
-        terms, via, where = self.terms, query.via, matches.where
+        terms, via, where, scene = self.terms, query.via, matches.where, query.scene
         if len(terms) > 1:  # stable, like a sort on -w
             strongest: Sequence[int] = sorted(range(len(terms)), key=self.weights.__getitem__, reverse=True)
         else:
             strongest = range(len(terms))
-        return list(dict.fromkeys([reason(terms[k], via[terms[k]], FIRST_FIELD[where[terms[k]]]) for k in strongest]))
+        return list(dict.fromkeys([reason(terms[k], via[terms[k]], FIRST_FIELD[where[terms[k]]], terms[k] in scene)
+                                   for k in strongest]))
 
 
 class Query(NamedTuple):
@@ -56,21 +57,25 @@ class Query(NamedTuple):
     weight: dict[str, float]  # in message order
     via: dict[str, str]  # how each term was found
     source: dict[str, str | None]  # the word of the message each term stands for
+    scene: frozenset[str] = frozenset()  # terms met only in the scene the message sets, not in what it asks
 
     @classmethod
-    def of(cls, terms: Sequence[QueryTerm]) -> Query:
+    def of(cls, terms: Sequence[QueryTerm], scene: frozenset[str] = frozenset()) -> Query:
         by_term = {t.term: t for t in terms}
         return cls({t: q.weight for t, q in by_term.items()}, {t: q.via for t, q in by_term.items()},
-                   {t: _source(q) for t, q in by_term.items()})
+                   {t: _source(q) for t, q in by_term.items()}, scene)
 
 
 @lru_cache(maxsize=1 << 14)
-def reason(term: str, via: str, field: str) -> str:
-    """`frontmatter:description_token=query (lexicon:abfrage)` and the like."""
+def reason(term: str, via: str, field: str, scene: bool = False) -> str:
+    """`frontmatter:description_token=query (lexicon:abfrage)` and the like; ` [scene]` when the
+    term was met only in the scene the message sets, not in what it asks."""
     label = f"{_FIELD_LABELS[field]}:{term}" if field == "tags" else f"{_FIELD_LABELS[field]}={term}"
     if via.startswith("fuzzy:"):
-        return f"fuzzy:{via[6:]}~{term} ({label})"
-    return f"{label} ({via})" if via else label
+        label = f"fuzzy:{via[6:]}~{term} ({label})"
+    elif via:
+        label = f"{label} ({via})"
+    return f"{label} [scene]" if scene else label
 
 
 def raw_scores(terms: Sequence[QueryTerm], index: RoutingIndex, longest: int) -> dict[int, float]:

@@ -14,7 +14,7 @@ What it must not know: HTTP, logging, how a decision is injected into a request.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
@@ -22,8 +22,9 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 from proxy.core.catalog.skill import Skill
 from proxy.core.routing.evidence import Evidence, Query, evidence, name_mentions, raw_scores, shortlist
 from proxy.core.routing.query import QueryTerm, cap_text, split_query_terms, warm_lexicon
+from proxy.core.routing.request_focus import request_focus
 from proxy.core.routing.term_index import RoutingIndex, SkillMatches, build_index
-from proxy.core.routing.tokens import split_text
+from proxy.core.routing.tokens import FOREIGN_STOPWORDS, STOPWORDS, SplitText, split_text
 
 Confidence = Literal["high", "medium", "low"]
 
@@ -45,6 +46,13 @@ NAME_COVERAGE_BONUS = 20
 # score is scaled by how many distinct words of the message the skill matched.
 BREADTH_FACTOR = (0.0, 0.4, 0.65, 0.85, 0.95, 1.0)
 EXCLUSION_PENALTY = 0.5  # share of a term's weight taken away when a "not for" clause names it
+# Terms met only in the scene a message sets, not in what it asks (request_focus.py), weigh
+# SCENE_WEIGHT. A skill they alone match is not routed after a pivot ("… anyway, what's a good
+# name for a puppy?"): it scores below MEDIUM. Before a question it keeps SCENE_ONLY_SHARE of its
+# score: a question is often about the scene's object ("I have an Excel file of sales. How do I
+# make a bar chart per month?"), so only a strong match stays routed.
+SCENE_WEIGHT = 0.9
+SCENE_ONLY_SHARE = 0.6
 
 
 @dataclass(frozen=True)
@@ -129,8 +137,10 @@ class _Scored(NamedTuple):
         return tuple(found)
 
 
-def _score(i: int, found: Evidence, bonus: float, term_set: frozenset[str], index: RoutingIndex) -> _Scored:
+def _score(i: int, found: Evidence, bonus: float, term_set: frozenset[str], index: RoutingIndex,
+           scene: frozenset[str] = frozenset(), turned: bool = False) -> _Scored:
     skill, features = index.skills[i], index.features[i]
+    named = bonus  # the name written in what the message asks
     raw = found.raw * BREADTH_FACTOR[min(found.breadth, len(BREADTH_FACTOR) - 1)]
     prefix: tuple[str, ...] = ()
     suffix: tuple[str, ...] = ()
@@ -144,7 +154,18 @@ def _score(i: int, found: Evidence, bonus: float, term_set: frozenset[str], inde
         raw *= 1 - EXCLUSION_PENALTY * min(1.0, len(excluded) / 3)
         suffix = (f"penalty:description_excludes={','.join(excluded)}",)
     score = min(100, round(100 * (1 - math.exp(-raw / SCALE)) + bonus))
+    if scene and not named and found.terms and scene.issuperset(found.terms):
+        score = min(score, MEDIUM - 1) if turned else round(score * SCENE_ONLY_SHARE)
+        suffix = (*suffix, "penalty:matched_only_the_scene")
     return _Scored(i, score, skill, found, prefix, suffix)
+
+
+def _reads(split: SplitText, terms: set[str], postings: Mapping[str, object]) -> bool:
+    """The router can read this part of a message: a term of it is in the catalog, or it has function
+    words of a language the router knows (English, or one of its lexicons' languages)."""
+    if not terms.isdisjoint(postings):
+        return True
+    return any(w in STOPWORDS or w in FOREIGN_STOPWORDS for w in split.words)
 
 
 def select(ranked: Sequence[RouteCandidate], max_selected: int = MAX_SELECTED) -> tuple[RouteCandidate, ...]:
@@ -170,20 +191,33 @@ class SkillRouter:
 
     def _rank(self, text: str, limit: int) -> tuple[tuple[RouteCandidate, ...], tuple[QueryTerm, ...]]:
         index = self._index
-        split = split_text(cap_text(text))
+        capped = cap_text(text)
+        split = split_text(capped)
         terms = split_query_terms(split, index)
+        focus = request_focus(capped)
+        scene: frozenset[str] = frozenset()
+        asked = split
         postings = index.postings
+        if focus.scene:  # what the message asks outweighs the scene it sets
+            ask_split = split_text(focus.ask)
+            ask_terms = {t.term for t in split_query_terms(ask_split, index)}
+            if _reads(ask_split, ask_terms, postings):  # else the scene is all there is to go on
+                asked = ask_split
+                scene = frozenset(t.term for t in terms if t.term not in ask_terms)
+                terms = tuple(t._replace(weight=t.weight * SCENE_WEIGHT) if t.term in scene else t for t in terms)
         known = [t for t in terms if t.term in postings]
         raw = raw_scores(known, index, max(SHORTLIST_TERM_MIN, int(len(index.skills) * SHORTLIST_TERM_SHARE)))
         if not raw:  # only common words: sum them all
             raw = raw_scores(known, index, len(index.skills))
             if not raw:
                 return (), terms
-        bonus = name_mentions(split, index, EXACT_NAME_BONUS)
+        bonus = name_mentions(asked, index, EXACT_NAME_BONUS)  # a name met in the scene is no request for it
         chosen = shortlist(raw, bonus, limit + SHORTLIST_SLACK)
-        query = Query.of(known)
+        query = Query.of(known, scene)
         term_set = frozenset(t.term for t in terms)  # every term: "not for" phrases are not indexed
-        scored = [_score(i, found, bonus.get(i, 0.0), term_set, index) for i, found in evidence(chosen, query, index)]
+        turned = focus.why == "pivot"
+        scored = [_score(i, found, bonus.get(i, 0.0), term_set, index, scene, turned)
+                  for i, found in evidence(chosen, query, index)]
         name_order = index.name_order
         scored.sort(key=lambda s: (-s.score, name_order[s.position]))  # ties by name, then location
         return tuple(s.candidate(query, index) for s in scored[:limit]), terms

@@ -1,0 +1,290 @@
+"""What is being asked: the part of a message that makes the request, apart from the scene it sets.
+
+A user often sets a scene before asking ("our grafana dashboard went viral on reddit …
+anyway, what's a good name for a puppy?"). The words of the scene say what the user works
+on, not what they want now; a skill matched only by them should not be routed. This module
+splits a message into clauses and says which of them ask:
+
+- A **pivot** ("anyway", "by the way", "btw", "übrigens", "por cierto", "кстати", "对了",
+  "ところで", "그런데", …) turns the conversation: what comes after the last one is the ask,
+  everything before it is scene.
+- Otherwise a clause that asks is a question (it ends in `?`, or opens with a question word or
+  a request such as "how do I", "can you", "please", "wie kann ich", "comment", "怎么", "请")
+  and the message's other clauses are scene, but only when the asking clauses stand on their
+  own: they name at least two things and point back at nothing ("it", "this", "that", "them"
+  …). "I have a CSV of sales. Can you chart it?" asks about the scene, so all of it is the ask.
+- A message with no asking clause (an imperative, a bare description) is all ask.
+
+Pure and deterministic: the same text always gives the same focus, and `Focus.why` says in a
+few words which rule chose it, for the router's reasons.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from functools import lru_cache
+from typing import NamedTuple
+
+from proxy.core.routing.tokens import CJK_RUN, FOREIGN_STOPWORDS, STOPWORDS, normalize
+
+# Words and phrases that turn a conversation to something else. Matched as whole words, case
+# folded; CJK ones after the start of a clause.
+PIVOTS = (
+    # en
+    "anyway", "anyways", "anyhow", "by the way", "btw", "unrelated question", "random question",
+    "side question", "separate question", "different question", "on another note", "on a different note",
+    "on an unrelated note", "changing the subject", "change of subject",
+    # de
+    "übrigens", "uebrigens", "jedenfalls", "anderes thema", "ganz andere frage",
+    # es
+    "por cierto", "de todos modos", "de todas formas", "cambiando de tema", "otra pregunta",
+    # fr
+    "au fait", "de toute façon", "de toute facon", "autre question", "changement de sujet",
+    # pt
+    "enfim", "de qualquer forma", "de qualquer jeito", "mudando de assunto", "por falar nisso", "outra pergunta",
+    # it
+    "comunque", "tra l'altro", "cambiando argomento", "ad ogni modo", "altra domanda",
+    # ru
+    "кстати", "впрочем", "другой вопрос", "кстати говоря",
+    # pl
+    "tak czy inaczej", "w każdym razie", "swoją drogą", "nawiasem mówiąc", "zmieniając temat", "inne pytanie",
+    # tr
+    "neyse", "her neyse", "bu arada", "başka bir soru",
+    # id
+    "ngomong-ngomong", "omong-omong", "ngomong ngomong", "ngomong2", "oh iya", "pertanyaan lain",
+    # vi
+    "nhân tiện", "nhan tien", "tiện thể", "tien the", "dù sao", "du sao", "câu hỏi khác",
+    # zh
+    "对了", "對了", "顺便问", "順便問", "顺便说", "话说回来", "話說回來", "换个话题", "換個話題", "题外话", "題外話",
+    "不管怎样", "不管怎樣", "另外问", "另外問",
+    # ja
+    "ところで", "それはそうと", "話変わるけど", "話は変わりますが", "話は変わるけど", "全然関係ないけど",
+    "関係ないけど",
+    # ko
+    "그런데", "근데", "아무튼", "그나저나", "어쨌든", "그건 그렇고", "다른 얘기지만", "다른 얘기인데", "암튼",
+)
+# Pivots that are also ordinary words ("a brief summary", "make it shorter", "otherwise"): they
+# turn the conversation only when punctuation follows them ("bref, …", "короче, …").
+PUNCTUATED_PIVOTS = (
+    "unrelated", "totally unrelated", "off topic", "off-topic", "egal", "en fin", "otra cosa", "bref",
+    "autre chose", "rien à voir", "rien a voir", "outra coisa", "a proposito", "in ogni caso", "короче",
+    "в общем", "przy okazji", "konu dışı", "à mà",
+)
+
+# Openers of a clause that asks: question words and requests. A clause that begins with one
+# (or ends in a question mark) asks.
+OPENERS = (
+    # en
+    "how", "what", "whats", "what's", "why", "where", "which", "who", "is there", "are there",
+    "can you", "could you", "would you", "will you", "can u", "could u", "can i", "could i", "should i", "do i",
+    "do you", "does anyone", "is it", "are you", "any idea", "any ideas", "any tips", "any advice", "please",
+    "pls", "help me", "i need", "i want", "i'd like", "id like", "i would like", "tell me", "show me", "give me",
+    "recommend", "suggest", "explain",
+    # de
+    "wie", "warum", "wieso", "weshalb", "wo", "welche", "welcher", "welches", "wer", "wann", "kannst du",
+    "könntest du", "koenntest du", "können sie", "koennen sie", "gibt es", "bitte", "hilf mir", "ich brauche",
+    # es
+    "cómo", "qué", "por qué", "por que", "dónde", "cuál", "quién", "cuándo", "puedes", "podrías", "podrias",
+    "por favor", "ayúdame", "ayudame", "necesito",
+    # fr
+    "comment", "quoi", "pourquoi", "où", "quel", "quelle", "quels", "quelles", "qui", "quand", "est-ce que",
+    "peux-tu", "pouvez-vous", "tu peux", "vous pouvez", "y a-t-il", "s'il te plaît", "s'il vous plaît", "aide-moi",
+    "j'ai besoin",
+    # pt
+    "o que", "por que", "onde", "qual", "quais", "quem", "você pode", "voce pode",
+    "podes", "tem como", "por favor", "me ajuda", "preciso",
+    # it
+    "cosa", "che cosa", "perché", "perche", "dove", "quale", "quali", "chi", "puoi", "potresti",
+    "c'è", "per favore", "aiutami", "mi serve", "ho bisogno",
+    # ru
+    "как", "почему", "зачем", "где", "какой", "какая", "какие", "кто", "можешь", "можете",
+    "подскажи", "подскажите", "пожалуйста", "помоги", "помогите", "нужно", "есть ли",
+    # pl
+    "jak", "dlaczego", "czemu", "gdzie", "który", "która", "które", "kto", "czy", "możesz",
+    "mozesz", "możecie", "proszę", "prosze", "pomóż", "pomoz", "potrzebuję", "potrzebuje",
+    # tr
+    "nasıl", "nasil", "neden", "niye", "nerede", "hangi", "kim", "ne zaman", "lütfen", "lutfen",
+    "yardım", "yardim",
+    # id
+    "bagaimana", "gimana", "apa", "kenapa", "mengapa", "di mana", "dimana", "yang mana", "siapa", "bisakah", "tolong",
+    "mohon", "saya butuh", "aku butuh",
+    # vi
+    "làm sao", "lam sao", "làm thế nào", "lam the nao", "cái gì", "tại sao", "tai sao", "ở đâu", "o dau",
+    "khi nào", "bạn có thể", "ban co the", "giúp", "giup", "hãy", "xin",
+)
+# CJK request and question markers, found anywhere in a clause.
+CJK_ASK_MARKERS = (
+    "怎么", "怎麼", "如何", "为什么", "為什麼", "什么", "什麼", "哪个", "哪個", "哪里", "哪裡", "吗", "嗎", "呢", "请",
+    "請", "帮我", "幫我", "能不能", "可以吗", "可不可以", "有没有", "有沒有",
+    "ですか", "ますか", "でしょうか", "かな", "ください", "下さい", "ほしい", "欲しい", "教えて", "どう", "なぜ", "何",
+    "どこ", "どれ", "どの",
+    "어떻게", "왜", "무엇", "뭐", "어디", "어느", "누가", "언제", "주세요", "해줘", "해 줘", "알려줘", "까요", "나요",
+    "습니까", "할까", "될까",
+)
+# Words that point back at something said before: an asking clause that holds one asks about
+# the scene, which is then part of the ask.
+ANAPHORA = frozenset(
+    """
+    it its this that these those them they here above below such same
+    das dies diese dieser dieses dafür dafuer damit davon dazu hier
+    esto eso ello
+    ça ca cela ceci
+    isso isto
+    questo questa quello quella questi quelli ciò cio
+    это этот эта эти этого этому тут
+    tego tym tych
+    bunu şunu bunlar onu onlar
+    ini itu tersebut
+    này đó nó
+    """.split()
+)
+# English question words that make a clause ask wherever they stand in it when an auxiliary
+# follows within two words ("in my api what lifetime should the driver have"), unlike "we
+# can't see where any signup came from".
+QUESTION_WORDS = frozenset("what how why which where".split())
+AUXILIARIES = frozenset("should do does did is are was were can could would will to shall must".split())
+JOINERS = frozenset("but so and aber pero mais mas ma но ale ama tapi nhưng".split())  # before an inner question
+MIN_ASK_WORDS = 2  # an asking clause must name this many things to stand on its own
+LONGEST_FOCUSED = 2000  # longer messages (pasted logs, code) are all ask: what they paste is what they ask about
+
+_SENTENCE_END = re.compile(r"(?<=[.!?;…])\s+|\n+|(?<=[。！？；])")
+_WORD = re.compile(r"[^\W_]+")
+_PUNCTUATION_AFTER = re.compile(r"\s*(?:[,:;.!—–]|-\s)")
+
+
+def _phrase_table(phrases: tuple[str, ...]) -> dict[str, tuple[tuple[str, ...], ...]]:
+    """first word → the phrases (as word tuples) starting with it, longest first."""
+    table: dict[str, list[tuple[str, ...]]] = {}
+    for phrase in phrases:
+        words = tuple(_WORD.findall(normalize(phrase)))
+        if words and not CJK_RUN.search(phrase):
+            table.setdefault(words[0], []).append(words)
+    return {first: tuple(sorted(set(found), key=len, reverse=True)) for first, found in table.items()}
+
+
+def _alternation(words: object) -> str:
+    return "|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True))  # type: ignore[call-overload]
+
+
+_PIVOT_PHRASES = _phrase_table(PIVOTS)
+_PUNCTUATED_PHRASES = _phrase_table(PUNCTUATED_PIVOTS)
+_OPENER_PHRASES = _phrase_table(OPENERS)
+# Each Latin pivot's longest word: a message holding none of them has no pivot (one set test).
+_PIVOT_MARKS = frozenset(max(reversed(phrase), key=len) for table in (_PIVOT_PHRASES, _PUNCTUATED_PHRASES)
+                         for phrases in table.values() for phrase in phrases)
+_CJK_PIVOT = re.compile(
+    "(?:^|(?<=[\\s,.!?:;，。！？、：；…]))(?:" + _alternation(p for p in PIVOTS if CJK_RUN.search(p)) + ")")
+_CJK_ASK = re.compile(_alternation(CJK_ASK_MARKERS))
+# Where a sentence may break before an inner question: a comma or a joining word, then a word
+# that starts an opener (confirmed against the opener phrases).
+_INNER_BREAK = re.compile(
+    rf"(?:,|(?<![^\W_])(?:{_alternation(JOINERS)}))\s+(?=(?:{_alternation(_OPENER_PHRASES)})(?![^\W_]))")
+_ENGLISH_QUESTION = re.compile(
+    rf"(?<![^\W_])(?:{_alternation(QUESTION_WORDS)})\W+(?:[^\W_]+\W+)?(?:{_alternation(AUXILIARIES)})(?![^\W_])")
+
+
+class Focus(NamedTuple):
+    """The asking part of a message and the scene before it (`scene` empty: all of it asks)."""
+
+    ask: str
+    scene: str
+    why: str  # `pivot`, `question` or `whole`
+
+
+def _phrase_at(words: list[str], k: int, table: dict[str, tuple[tuple[str, ...], ...]]) -> int:
+    """How many words of a listed phrase start at word `k` (0: none)."""
+    for phrase in table.get(words[k], ()):
+        if len(phrase) == 1 or tuple(words[k : k + len(phrase)]) == phrase:
+            return len(phrase)
+    return 0
+
+
+def _last_pivot(text: str) -> tuple[int, int] | None:
+    """(start, end) of the last pivot in a normalised text."""
+    found: tuple[int, int] | None = None
+    if not _PIVOT_MARKS.isdisjoint(_WORD.findall(text)):  # most messages have none
+        spans = list(_WORD.finditer(text))
+        words = [m.group() for m in spans]
+        for k, word in enumerate(words):
+            if word not in _PIVOT_PHRASES and word not in _PUNCTUATED_PHRASES:
+                continue
+            size = _phrase_at(words, k, _PIVOT_PHRASES)
+            punctuated = 0 if size else _phrase_at(words, k, _PUNCTUATED_PHRASES)
+            if punctuated and _PUNCTUATION_AFTER.match(text, spans[k + punctuated - 1].end()):
+                size = punctuated
+            if size:
+                found = (spans[k].start(), spans[k + size - 1].end())
+    if CJK_RUN.search(text):
+        for match in _CJK_PIVOT.finditer(text):
+            if found is None or match.start() > found[0]:
+                found = (match.start(), match.end())
+    return found
+
+
+def _opens(text: str) -> bool:
+    """`text` starts with an opener (a question word or a request)."""
+    words = _WORD.findall(text, 0, 120)
+    return bool(words) and _phrase_at(words, 0, _OPENER_PHRASES) > 0
+
+
+def _clauses(sentence: str) -> list[str]:
+    """A sentence cut before each inner question (", how do I …", "… but can you …"); one that
+    ends in a question mark also after its last comma (", any stretches you'd recommend?")."""
+    cuts = [0] + [m.end() for m in _INNER_BREAK.finditer(sentence) if _opens(sentence[m.end() :])]
+    comma = max(sentence.rfind(","), sentence.rfind("，"))
+    if comma > cuts[-1] and sentence.rstrip().endswith(("?", "？")):
+        cuts.append(comma + 1)
+    cuts.append(len(sentence))
+    return [sentence[a:b].strip() for a, b in itertools.pairwise(cuts) if sentence[a:b].strip()]
+
+
+def clauses(text: str) -> list[str]:
+    """The clauses of a (normalised) message: its sentences, each cut before an inner question."""
+    return [clause for sentence in _SENTENCE_END.split(text) for clause in _clauses(sentence)]
+
+
+def _asks(clause: str) -> bool:
+    """A question: a question mark, an opener at the start, a CJK question or request marker, or an
+    English question word with an auxiliary after it."""
+    if clause.endswith(("?", "？")) or _opens(clause):
+        return True
+    if CJK_RUN.search(clause) and _CJK_ASK.search(clause):
+        return True
+    return _ENGLISH_QUESTION.search(clause) is not None
+
+
+def _content_words(text: str) -> set[str]:
+    found = {w for w in _WORD.findall(CJK_RUN.sub(" ", text))
+             if len(w) > 2 and w not in STOPWORDS and w not in FOREIGN_STOPWORDS}
+    return found | {run for run in CJK_RUN.findall(text) if len(run) >= 2}
+
+
+def _stands_alone(ask: str) -> bool:
+    """The asking part names two things or more and points back at nothing."""
+    if any(word in ANAPHORA for word in _WORD.findall(ask)):
+        return False
+    return len(_content_words(ask)) >= MIN_ASK_WORDS
+
+
+@lru_cache(maxsize=4096)
+def request_focus(text: str) -> Focus:
+    """Which part of `text` asks, and which only sets the scene (see the module's docstring)."""
+    folded = normalize(text)
+    if len(folded) > LONGEST_FOCUSED:
+        return Focus(folded, "", "whole")
+    pivot = _last_pivot(folded)
+    if pivot is not None:
+        scene = folded[: pivot[0]].strip()
+        if _content_words(scene):
+            return Focus(folded[pivot[1] :].strip(" \t\n,.:;!—–-…"), scene, "pivot")
+    parts = clauses(folded)
+    if len(parts) < 2 or _asks(parts[0]):  # one clause, or the question comes first: what follows details it
+        return Focus(folded, "", "whole")
+    first = next((k for k, part in enumerate(parts) if k and _asks(part)), 0)
+    if first == 0:  # no question: an imperative or a description, all of it asks
+        return Focus(folded, "", "whole")
+    ask = " ".join(parts[first:])
+    if not _stands_alone(ask):
+        return Focus(folded, "", "whole")
+    return Focus(ask, " ".join(parts[:first]), "question")

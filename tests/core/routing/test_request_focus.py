@@ -1,0 +1,99 @@
+"""What is being asked: the asking part of a message apart from the scene it sets, and the router
+that weighs it (a skill matched only by the scene is not routed)."""
+
+from __future__ import annotations
+
+import pytest
+
+from proxy.core.routing.request_focus import clauses, request_focus
+from proxy.core.routing.router import MEDIUM, SkillRouter
+from tests.core.routing.test_router import CATALOG, names
+
+
+@pytest.mark.parametrize(("text", "ask", "scene"), [
+    # a pivot turns the conversation: after it is the ask, before it the scene
+    ("our grafana dashboard went viral on reddit lol… anyway, what's a good name for a puppy?",
+     "what's a good name for a puppy?", "our grafana dashboard went viral on reddit lol..."),
+    ("Unsere Postgres-Migration ist durch. Übrigens, kennst du ein gutes Buch über Stoizismus?",
+     "kennst du ein gutes buch über stoizismus?", "unsere postgres-migration ist durch."),
+    ("昨天用 docker 部署了新版本。对了，周末去哪里爬山比较好？", "周末去哪里爬山比较好?",
+     "昨天用 docker 部署了新版本。"),
+    ("hoje migrei o banco para postgres, enfim, qual filme você recomenda?", "qual filme você recomenda?",
+     "hoje migrei o banco para postgres,"),
+    # a question after a statement that sets the scene
+    ("I gave a talk at PyCon, how do I calm my nerves?", "how do i calm my nerves?", "i gave a talk at pycon,"),
+    ("my postgres query is slow. which index should I add?\nthe table has 40M rows",
+     "which index should i add? the table has 40m rows", "my postgres query is slow."),
+    ("I wrote a long React component today and my wrists hurt, any stretches you'd recommend?",
+     "any stretches you'd recommend?", "i wrote a long react component today and my wrists hurt,"),
+])
+def test_the_ask_and_the_scene_are_told_apart(text: str, ask: str, scene: str) -> None:
+    focus = request_focus(text)
+    assert (focus.ask, focus.scene) == (ask, scene)
+    assert focus.why in ("pivot", "question")
+
+
+@pytest.mark.parametrize("text", [
+    "how do I add ~/bin to my $PATH on zsh?",  # one clause
+    "I have a CSV of sales by region. Can you chart it?",  # the question asks about the scene ("it")
+    "a lot of people cancel in month 2. what should we do about that?",  # "that"
+    "how do I speed this up? the query scans 40M rows",  # the question comes first: what follows details it
+    "write a python script that parses nginx logs, and make it handle gzip files",  # no question: all of it asks
+    "5 test files are failing in totally unrelated modules. split them up",  # "unrelated" without a pause
+    "write a short, bref summary of the release",  # a pivot that is also an ordinary word, without a pause
+    "landing page gets 8k visits a month. no idea what's wrong",  # a statement, no question
+])
+def test_a_message_that_does_not_split_is_all_ask(text: str) -> None:
+    focus = request_focus(text)
+    assert focus.scene == "" and focus.why == "whole"
+
+
+def test_clauses_break_at_sentences_and_before_inner_questions() -> None:
+    assert clauses("we moved to k8s. it broke, but how do i roll back? thanks") == [
+        "we moved to k8s.", "it broke, but", "how do i roll back?", "thanks"]
+    assert clauses("draw flow fields in p5.js with 1.5x speed") == ["draw flow fields in p5.js with 1.5x speed"]
+
+
+def test_a_long_pasted_message_is_all_ask() -> None:
+    text = "error: connection refused\n" * 100 + "anyway, what's a good name for a cat?"
+    assert request_focus(text).why == "whole"
+
+
+@pytest.fixture(scope="module")
+def router() -> SkillRouter:
+    return SkillRouter(CATALOG)
+
+
+def test_a_skill_matched_only_by_the_scene_is_not_routed(router: SkillRouter) -> None:
+    plain = router.route("our grafana dashboards for latency and error rates went viral")
+    assert names(plain.selected)[:1] == ["grafana-dashboards"]
+    chatter = router.route("our grafana dashboards for latency and error rates went viral. anyway, "
+                           "what's a good name for a puppy?")
+    assert chatter.selected == ()
+    top = chatter.candidates[0]
+    assert top.skill.name == "grafana-dashboards" and top.score < MEDIUM
+    assert "penalty:matched_only_the_scene" in top.reasons
+    assert any(r.endswith("[scene]") for r in top.reasons)
+
+
+def test_a_skill_the_ask_matches_still_routes_with_the_scene_counted(router: SkillRouter) -> None:
+    decision = router.route("we run everything on kubernetes clusters. how do I add a latency panel to our "
+                            "grafana dashboards?")
+    assert names(decision.selected)[:1] == ["grafana-dashboards"]
+    reasons = decision.selected[0].reasons
+    assert "penalty:matched_only_the_scene" not in reasons and not any("[scene]" in r for r in reasons)
+    assert any("[scene]" in r for c in decision.candidates if c.skill.name == "k8s-deploy" for r in c.reasons)
+
+
+def test_a_name_written_only_in_the_scene_gets_no_name_bonus(router: SkillRouter) -> None:
+    decision = router.route("yesterday I used gh-fix-ci on my branch. anyway, what's a good name for a puppy?")
+    assert decision.selected == ()
+    assert all("exact:name=gh-fix-ci" not in c.reasons for c in decision.candidates)
+
+
+def test_an_ask_the_router_cannot_read_keeps_the_whole_message(router: SkillRouter) -> None:
+    # no word of the ask is one the router knows (not a catalog term, not a function word of a
+    # language it reads): the scene is all there is to go on
+    decision = router.route("slow database queries with indexes and query plans. anyway, wxyzzy qwrtp?")
+    assert names(decision.selected)[:1] == ["db-tuning"]
+    assert "penalty:matched_only_the_scene" not in decision.selected[0].reasons
