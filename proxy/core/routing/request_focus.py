@@ -180,9 +180,6 @@ _CJK_ASK = re.compile(_alternation(CJK_ASK_MARKERS))
 # that starts an opener (confirmed against the opener phrases).
 _INNER_BREAK = re.compile(
     rf"(?:,|(?<![^\W_])(?:{_alternation(JOINERS)}))\s+(?=(?:{_alternation(_OPENER_PHRASES)})(?![^\W_]))")
-_ENGLISH_QUESTION = re.compile(
-    rf"(?<![^\W_])(?:{_alternation(QUESTION_WORDS)})\W+(?:[^\W_]+\W+)?(?:{_alternation(AUXILIARIES)})(?![^\W_])")
-
 
 class Focus(NamedTuple):
     """The asking part of a message and the scene before it (`scene` empty: all of it asks)."""
@@ -231,7 +228,9 @@ def _opens(text: str) -> bool:
 def _clauses(sentence: str) -> list[str]:
     """A sentence cut before each inner question (", how do I …", "… but can you …"); one that
     ends in a question mark also after its last comma (", any stretches you'd recommend?")."""
-    cuts = [0] + [m.end() for m in _INNER_BREAK.finditer(sentence) if _opens(sentence[m.end() :])]
+    cuts = [0]
+    if "," in sentence or not JOINERS.isdisjoint(sentence.split()):
+        cuts += [m.end() for m in _INNER_BREAK.finditer(sentence) if _opens(sentence[m.end() :])]
     comma = max(sentence.rfind(","), sentence.rfind("，"))
     if comma > cuts[-1] and sentence.rstrip().endswith(("?", "？")):
         cuts.append(comma + 1)
@@ -246,12 +245,18 @@ def clauses(text: str) -> list[str]:
 
 def _asks(clause: str) -> bool:
     """A question: a question mark, an opener at the start, a CJK question or request marker, or an
-    English question word with an auxiliary after it."""
-    if clause.endswith(("?", "？")) or _opens(clause):
+    English question word with an auxiliary one or two words after it."""
+    if clause.endswith(("?", "？")):
+        return True
+    words = _WORD.findall(clause)
+    if words and _phrase_at(words, 0, _OPENER_PHRASES):
         return True
     if CJK_RUN.search(clause) and _CJK_ASK.search(clause):
         return True
-    return _ENGLISH_QUESTION.search(clause) is not None
+    if QUESTION_WORDS.isdisjoint(words):
+        return False
+    return any(word in QUESTION_WORDS and not AUXILIARIES.isdisjoint(words[k + 1 : k + 3])
+               for k, word in enumerate(words))
 
 
 def _content_words(text: str) -> set[str]:
