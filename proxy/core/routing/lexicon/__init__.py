@@ -13,7 +13,7 @@ read once, when this module is imported.
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from types import MappingProxyType
@@ -101,6 +101,14 @@ _INDONESIAN_PREFIXES = (
 )
 _INDONESIAN_SUFFIXES = ("kannya", "annya", "kan", "an", "i", "nya", "lah", "kah", "pun")
 _INDONESIAN_ROOT_MIN = 3
+# The same, by a word's first two letters and by its last letter: a word only tries what can fit.
+_INDONESIAN_PREFIXES_BY_START = {
+    start: tuple(p for p in _INDONESIAN_PREFIXES if p[0].startswith(start))
+    for start in {prefix[:2] for prefix, _ in _INDONESIAN_PREFIXES}
+}
+_INDONESIAN_SUFFIXES_BY_LAST = {
+    last: tuple(s for s in _INDONESIAN_SUFFIXES if s.endswith(last)) for last in {s[-1] for s in _INDONESIAN_SUFFIXES}
+}
 
 
 def parse_entries(text: str) -> dict[str, str]:
@@ -141,18 +149,19 @@ class FormFinder(Protocol):
 
 @dataclass(frozen=True)
 class InflectedWords:
-    """One inflecting language's listed single words and their stems, folded (see _INFLECTIONS)."""
+    """The listed single words of the inflecting languages (_INFLECTIONS) and their stems, folded,
+    each reached only through its own language's endings: ending → the tables it leads to."""
 
-    words: Mapping[str, str]
-    stems: Mapping[str, str]
-    endings: frozenset[str]
+    by_ending: Mapping[str, tuple[Mapping[str, str], ...]]
     longest: int
 
     def find(self, folded: str) -> str | None:
-        for table in (self.words, self.stems):
-            for size in range(min(self.longest, len(folded) - _STEM_MIN), 0, -1):
-                if folded[-size:] in self.endings:
-                    hit = table.get(folded[:-size])
+        for size in range(min(self.longest, len(folded) - _STEM_MIN), 0, -1):
+            tables = self.by_ending.get(folded[-size:])
+            if tables is not None:
+                stem = folded[:-size]
+                for table in tables:
+                    hit = table.get(stem)
                     if hit is not None:
                         return hit
         return None
@@ -160,12 +169,21 @@ class InflectedWords:
 
 @dataclass(frozen=True)
 class TurkishWords:
-    """Turkish listed single words and verb stems, folded; a word is stripped suffix by suffix."""
+    """Turkish listed single words and verb stems, folded; found at the start of a word whose
+    rest is a chain of Turkish suffixes, the longest listed start first."""
 
     words: Mapping[str, str]
 
     def find(self, folded: str) -> str | None:
-        return _first_listed(self.words, turkish_stems(folded))
+        for end in range(len(folded) - 1, _TURKISH_STEM_MIN - 1, -1):
+            stem = folded[:end]
+            hit = self.words.get(stem)
+            hard = _TURKISH_SOFTENED.get(stem[-1])
+            if hit is None and hard is not None:  # kaynağı: kaynak with its last consonant softened
+                hit = self.words.get(stem[:-1] + hard)
+            if hit is not None and is_turkish_suffix_chain(folded[end:]):
+                return hit
+        return None
 
 
 @dataclass(frozen=True)
@@ -175,7 +193,12 @@ class IndonesianWords:
     words: Mapping[str, str]
 
     def find(self, folded: str) -> str | None:
-        return _first_listed(self.words, indonesian_roots(folded))
+        words = self.words
+        for root in indonesian_roots(folded):
+            hit = words.get(root)
+            if hit is not None:
+                return hit
+        return None
 
 
 @dataclass(frozen=True)
@@ -245,50 +268,34 @@ def fold_accents(word: str) -> str:
 _LONGEST_TURKISH_SUFFIX = max(len(s) for s in _TURKISH_SUFFIXES)
 
 
-def _first_listed(table: Mapping[str, str], forms: Iterable[str]) -> str | None:
-    for form in forms:
-        hit = table.get(form)
-        if hit is not None:
-            return hit
-    return None
+def is_turkish_suffix_chain(rest: str, depth: int = _TURKISH_DEPTH) -> bool:
+    """Whether `rest` (folded) is one to `depth` Turkish suffixes in a row (`larindan`: lar+in+dan)."""
+    if rest in _TURKISH_SUFFIXES:
+        return True
+    if depth <= 1:
+        return False
+    return any(rest[:size] in _TURKISH_SUFFIXES and is_turkish_suffix_chain(rest[size:], depth - 1)
+               for size in range(1, min(_LONGEST_TURKISH_SUFFIX, len(rest) - 1) + 1))
 
 
-def turkish_stems(folded: str) -> Iterator[str]:
-    """A folded word without one, two or three stacked Turkish suffixes, least stripped first
-    (`dosyalarini` → `dosyalarin`, `dosyalar`, ..., `dosya`), each also with its last consonant
-    unsoftened (`kaynag` → `kaynak`)."""
-    frontier = [folded]
-    for _ in range(_TURKISH_DEPTH):
-        stripped: list[str] = []
-        for form in frontier:
-            for size in range(1, min(_LONGEST_TURKISH_SUFFIX, len(form) - _TURKISH_STEM_MIN) + 1):
-                if form[-size:] in _TURKISH_SUFFIXES:
-                    stem = form[:-size]
-                    stripped.append(stem)
-                    yield stem
-                    hard = _TURKISH_SOFTENED.get(stem[-1])
-                    if hard is not None:
-                        yield stem[:-1] + hard
-        frontier = stripped
-
-
-def indonesian_roots(folded: str) -> Iterator[str]:
+def indonesian_roots(folded: str) -> list[str]:
     """A folded word without its Indonesian suffix and prefix (`pengujian` → `uji`,
     `menyimpan` → `simpan`, `dioptimalkan` → `optimal`), the nasal prefix's dropped letter put back."""
-    for suffix in ("", *_INDONESIAN_SUFFIXES):
-        if suffix and not folded.endswith(suffix):
-            continue
-        base = folded[: len(folded) - len(suffix)]
+    roots: list[str] = []
+    suffixes = _INDONESIAN_SUFFIXES_BY_LAST.get(folded[-1:], ())
+    bases = [folded, *(folded[: -len(s)] for s in suffixes if folded.endswith(s))]
+    for i, base in enumerate(bases):
         if len(base) < _INDONESIAN_ROOT_MIN:
             continue
-        if suffix:
-            yield base
-        for prefix, dropped in _INDONESIAN_PREFIXES:
+        if i:
+            roots.append(base)
+        for prefix, dropped in _INDONESIAN_PREFIXES_BY_START.get(base[:2], ()):
             if base.startswith(prefix) and len(base) - len(prefix) >= _INDONESIAN_ROOT_MIN:
                 root = base[len(prefix) :]
-                yield root
+                roots.append(root)
                 if dropped:
-                    yield dropped + root
+                    roots.append(dropped + root)
+    return roots
 
 
 def _stems(table: Mapping[str, str], endings: Sequence[str]) -> dict[str, str]:
@@ -308,24 +315,12 @@ def read_entries(language: str) -> str:
     return (resources.files(__name__) / "data" / f"{language}.txt").read_text(encoding="utf-8")
 
 
-def _inflected_words(language: str, folded_table: Mapping[str, str]) -> FormFinder | None:
-    single = {k: e for k, e in folded_table.items() if " " not in k}
-    if language == "tr":
-        return TurkishWords(MappingProxyType({**_stems(single, _TURKISH_INFINITIVES), **single}))
-    if language == "id":
-        return IndonesianWords(MappingProxyType(single))
-    inflection = _INFLECTIONS.get(language)
-    if inflection is None:
-        return None
-    endings = frozenset(fold_accents(e) for e in inflection.endings)
-    stems = _stems(single, tuple(fold_accents(e) for e in inflection.citation))
-    return InflectedWords(MappingProxyType(single), MappingProxyType(stems), endings, max(map(len, endings)))
-
-
 def build_lexicon() -> Lexicon:
     words: dict[str, str] = {}
     cjk: dict[str, str] = {}
-    inflected: list[FormFinder] = []
+    by_ending: dict[str, list[Mapping[str, str]]] = {}
+    turkish: dict[str, str] = {}
+    indonesian: dict[str, str] = {}
     for language in LANGUAGES:
         table = parse_entries(read_entries(language))
         for key, english in table.items():
@@ -334,16 +329,28 @@ def build_lexicon() -> Lexicon:
             folded = fold_accents(key)
             if target is words and folded != key:
                 words.setdefault(folded, english)
-        finder = _inflected_words(language, {fold_accents(k): e for k, e in table.items()})
-        if finder is not None:
-            inflected.append(finder)
+        single = {fold_accents(k): e for k, e in table.items() if " " not in k and not CJK_RUN.search(k)}
+        if language == "tr":
+            turkish = {**_stems(single, _TURKISH_INFINITIVES), **single}
+        elif language == "id":
+            indonesian = single
+        elif language in _INFLECTIONS:
+            inflection = _INFLECTIONS[language]
+            stems = _stems(single, tuple(fold_accents(e) for e in inflection.citation))
+            for ending in {fold_accents(e) for e in inflection.endings}:
+                by_ending.setdefault(ending, []).extend((MappingProxyType(single), MappingProxyType(stems)))
+    inflected = (
+        InflectedWords(MappingProxyType({e: tuple(t) for e, t in by_ending.items()}), max(map(len, by_ending))),
+        TurkishWords(MappingProxyType(turkish)),
+        IndonesianWords(MappingProxyType(indonesian)),
+    )
     longest = max((len(k) for k in cjk), default=1)
     heads: dict[str, int] = {}
     for key in words:
         parts = key.split(" ")
         if len(parts) > 1:
             heads[parts[0]] = max(heads.get(parts[0], 0), len(parts))
-    return Lexicon(MappingProxyType(words), MappingProxyType(cjk), longest, MappingProxyType(heads), tuple(inflected))
+    return Lexicon(MappingProxyType(words), MappingProxyType(cjk), longest, MappingProxyType(heads), inflected)
 
 
 LEXICON = build_lexicon()
