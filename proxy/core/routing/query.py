@@ -1,7 +1,9 @@
 """From a user message to weighted query terms, ready to look up in the index.
 
 What lives here: the length cap, direct terms, the multilingual lexicon bridge
-(数据库 → database) and typo repair against the index vocabulary (rapidfuzz).
+(数据库 → database), international words of languages without a table spelt the English way
+(`dokumentace` → documentation, kept when the index holds the spelling) and typo repair against
+the index vocabulary (rapidfuzz, accents folded).
 Each term remembers how it was found, so the router can explain itself.
 
 What it must not know: scores, thresholds or selection.
@@ -9,23 +11,38 @@ What it must not know: scores, thresholds or selection.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import lru_cache
 from typing import NamedTuple
 
 from rapidfuzz import fuzz, process
 
-from proxy.core.routing.lexicon import LEXICON, Lexicon
-from proxy.core.routing.term_index import RoutingIndex
-from proxy.core.routing.tokens import SplitText, phrases, split_terms, split_text, terms, word_phrases
+from proxy.core.routing.cognates import english_spellings
+from proxy.core.routing.lexicon import LEXICON, Lexicon, fold_accents
+from proxy.core.routing.term_index import PostingList, RoutingIndex
+from proxy.core.routing.tokens import (
+    FOREIGN_STOPWORDS,
+    STOPWORDS,
+    SplitText,
+    phrases,
+    split_terms,
+    split_text,
+    stem,
+    terms,
+    word_phrases,
+)
 
 HEAD_CHARS = 4000
 TAIL_CHARS = 1000
 LEXICON_WEIGHT = 0.9
 CJK_LEXICON_WEIGHT = 1.2  # CJK text reaches English skills only through the lexicon
 FUZZY_WEIGHT = 0.75
+COGNATE_WEIGHT = 0.75
 FUZZY_CUTOFF = 84.0
 PHRASE_WEIGHT = 0.6
 MAX_FUZZY = 8  # typo repairs tried per message (the first unknown words)
+MAX_COGNATES = 8  # English spellings tried per message (the first unknown words)
+COGNATE_MIN_LETTERS = 5
 TYPO_CACHE_SIZE = 4096  # typo repairs remembered per index (a repair only depends on the index)
 _UNSEEN = object()
 
@@ -92,13 +109,32 @@ def _lexicon_terms(split: SplitText, lexicon: Lexicon) -> list[QueryTerm]:
     return out
 
 
+def _cognate_terms(words: list[str], postings: Mapping[str, PostingList]) -> list[QueryTerm]:
+    """For the first unknown words, the English spelling of each the index holds, if any."""
+    out: list[QueryTerm] = []
+    tried = 0
+    for word in words:
+        if len(word) < COGNATE_MIN_LETTERS or word in STOPWORDS or word in FOREIGN_STOPWORDS or stem(word) in postings:
+            continue
+        tried += 1
+        for spelling in english_spellings(fold_accents(word)):
+            term = stem(spelling)
+            if term in postings:
+                out.append(QueryTerm(term, COGNATE_WEIGHT, f"cognate:{word}"))
+                break
+        if tried >= MAX_COGNATES:
+            break
+    return out
+
+
 def _fuzzy_term(term: str, index: RoutingIndex) -> QueryTerm | None:
-    if len(term) < 5 or not term.isascii() or not term.isalpha():
+    folded = fold_accents(term)
+    if len(folded) < 5 or not folded.isascii() or not folded.isalpha():
         return None
     cache = index.typo_cache
     seen = cache.get(term, _UNSEEN)  # one read: safe while another thread clears the cache
     if seen is _UNSEEN:
-        hit = process.extractOne(term, index.typo_candidates(term), scorer=fuzz.ratio, score_cutoff=FUZZY_CUTOFF)
+        hit = process.extractOne(folded, index.typo_candidates(folded), scorer=fuzz.ratio, score_cutoff=FUZZY_CUTOFF)
         repaired = None if hit is None else str(hit[0])
         if len(cache) >= TYPO_CACHE_SIZE:
             cache.clear()
@@ -129,6 +165,8 @@ def split_query_terms(split: SplitText, index: RoutingIndex, lexicon: Lexicon = 
     for lexicon_term in _lexicon_terms(split, lexicon):
         _add(found, lexicon_term)
     postings = index.postings
+    for cognate in _cognate_terms(split.words, postings):
+        _add(found, cognate)
     unknown = [t.term for t in found.values() if not t.via and t.term not in postings]
     for unknown_term in unknown[:MAX_FUZZY]:
         repaired = _fuzzy_term(unknown_term, index)

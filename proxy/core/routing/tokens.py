@@ -61,7 +61,9 @@ STOPWORDS = frozenset(
     whether either neither unless otherwise somewhat anybody everybody everyone nobody
     """.split()
 )
-# Function words of the other Latin-script languages we see (es, de, fr, pt, it).
+# Function words of the other Latin-script languages we see (es, de, fr, pt, it, pl, tr, id, vi),
+# so they do not become query terms. Words that are also terms of the catalog are left out (`os`,
+# `ai`, `ci`, `np`, `pod`, `var`, `jest`).
 FOREIGN_STOPWORDS = frozenset(
     """
     el la los las un una unos unas de del al y o que en con por para es son se su sus
@@ -71,6 +73,36 @@ FOREIGN_STOPWORDS = frozenset(
     auch noch nur schon kann will soll bitte mein meine meinen unser unsere dass dann
     le la les un une des du et ou que qui dans avec pour par sur est sont ce cette ces
     mon ma mes notre nos je tu il elle nous vous ne pas plus comment faire sans
+    as um uma uns umas do da dos das em no na nos nas pelo pela pelos pelas sem mas ou não nao é
+    são sao está estão estao ser estar ter tem têm meu minha meus minhas seu sua seus suas nosso
+    nossa você voce vocês voces ele ela eles elas nós isso isto esse essa este esta aquele
+    aquela como quando onde porque muito muita mais menos também tambem já ainda só preciso
+    precisamos quero queremos pode podes poderia favor ao aos à às numa lhe me te sobre entre
+    até ate depois antes agora então entao cada toda todos todas algum alguma qual quais quem
+    fazer faça faz
+    il lo gli uno di del dello della dei degli delle al allo alla agli alle dallo dalla dai
+    dagli dalle nel nello nella nei negli nelle sul sullo sulla sui sugli sulle con per tra fra
+    che ed ma è sono mi ti si mio mia miei mie tuo tua nostro nostra questo questa questi queste
+    quello quella quelli come quando dove perché perche molto più piu anche già gia ancora solo
+    voglio vorrei posso puoi potresti devo dobbiamo abbiamo ho hai fare fai tutto tutti tutte
+    ogni qualche cosa sempre poi dopo prima ora adesso
+    na do że ze się sie nie są sa jak czy ale od po przez dla ta te tego tej tym mój moja moje
+    mi mnie ja ty my wy oni one jego jej ich tak już juz tylko też także takze bardzo może moze
+    można mozna trzeba proszę prosze żeby zeby aby który która które których był była było
+    będzie bedzie mam masz mamy chcę chce chcemy jakie jaki gdzie kiedy dlaczego bez przy nad
+    przed za oraz lub albo więc wiec jeśli jesli jeżeli czyli nasz nasza nasze
+    ve ile bir bu şu da de mi mı mu mü için icin gibi çok cok daha ama veya ya ne nasıl nasil
+    neden hangi bana beni benim sen sana senin biz bizim siz onlar olarak olan yok lütfen lutfen
+    şey sey her tüm tum bütün butun kadar sonra önce once şimdi simdi artık hem değil degil
+    gerek lazım istiyorum
+    yang dan di ke dari untuk dengan pada dalam ini itu adalah akan sudah belum tidak bukan ada
+    bisa dapat saya aku kami kita kamu anda dia mereka tolong mohon agar supaya karena jika
+    kalau atau juga saja hanya lebih sangat bagaimana apakah mana kenapa mengapa sebuah seorang
+    oleh sebagai bahwa tersebut lagi ingin mau perlu harus nya dong ya sih
+    của và là có cho với này đó một các những tôi bạn mình được không trong để từ thì mà nhé
+    giúp hãy làm như thế nào gì khi đã đang sẽ rồi cũng nếu vì nên ra vào lên xuống về theo trên
+    dưới sau trước hơn rất lại đi nó chúng ta họ ở bị phải cần muốn xem hộ giùm ạ ơi vậy sao đây
+    kia hoặc nhưng thêm
     """.split()
 )
 

@@ -8,14 +8,28 @@ from importlib import resources
 from pathlib import Path
 
 from proxy.core.routing import lexicon
-from proxy.core.routing.lexicon import LANGUAGES, LEXICON, build_lexicon, fold_accents, parse_entries, read_entries
+from proxy.core.routing.lexicon import (
+    LANGUAGES,
+    LEXICON,
+    build_lexicon,
+    fold_accents,
+    indonesian_roots,
+    is_turkish_suffix_chain,
+    parse_entries,
+    read_entries,
+)
 
 PYPROJECT = Path(__file__).resolve().parents[3] / "pyproject.toml"
 
 
 def test_entries_parse_into_one_key_each_and_later_lines_add_words() -> None:
-    table = parse_entries("# comment\na, B = one\nb = two\nnot an entry\n")
-    assert table == {"a": "one", "b": "one two"}
+    table = parse_entries("# comment\na, B = one\nb = two\nnot an entry\nc = one\nc = one two\n")
+    assert table == {"a": "one", "b": "one two", "c": "one two"}
+
+
+def test_a_key_written_with_joiners_is_kept_as_the_words_a_message_is_split_into() -> None:
+    assert parse_entries("E-Mail, mô-đun = x") == {"e mail": "x", "mô đun": "x"}
+    assert "email" in LEXICON.lookup_phrase(["per", "e", "mail"], 1)[1]  # type: ignore[index]
 
 
 def test_inflected_forms_find_the_listed_word() -> None:
@@ -26,6 +40,67 @@ def test_inflected_forms_find_the_listed_word() -> None:
 def test_accents_may_be_left_out() -> None:
     assert fold_accents("migración") == "migracion" and fold_accents("déploiement") == "deploiement"
     assert LEXICON.lookup_word("migracion") == LEXICON.lookup_word("migración") is not None
+
+
+def test_letters_without_a_separable_mark_fold_too() -> None:
+    assert fold_accents("veritabanı") == "veritabani"  # Turkish dotless ı
+    assert fold_accents("đồ thị") == "do thi"  # Vietnamese đ
+    assert fold_accents("błąd") == "blad"  # Polish ł
+    assert LEXICON.lookup_word("veritabani") == LEXICON.lookup_word("veritabanı") is not None
+
+
+def test_portuguese_plurals_and_conjugations_find_the_listed_word() -> None:
+    assert LEXICON.lookup_word("migrações") == LEXICON.lookup_word("migração") is not None
+    assert LEXICON.lookup_word("otimizamos") == LEXICON.lookup_word("otimizar") is not None
+    assert LEXICON.lookup_word("planilhas") == LEXICON.lookup_word("planilha") is not None
+    assert LEXICON.lookup_word("saudades") is None
+
+
+def test_italian_plurals_and_conjugations_find_the_listed_word() -> None:
+    assert LEXICON.lookup_word("migrazioni") == LEXICON.lookup_word("migrazione") is not None
+    assert LEXICON.lookup_word("ottimizziamo") == LEXICON.lookup_word("ottimizzare") is not None
+    assert LEXICON.lookup_word("tabelle") == LEXICON.lookup_word("tabella") is not None
+    assert LEXICON.lookup_word("ragazzi") is None
+
+
+def test_polish_cases_and_conjugations_find_the_listed_word() -> None:
+    assert LEXICON.lookup_word("plików") == LEXICON.lookup_word("plik") is not None
+    assert LEXICON.lookup_word("optymalizuje") == LEXICON.lookup_word("optymalizować") is not None
+    assert LEXICON.lookup_word("tabelę") == LEXICON.lookup_word("tabela") is not None
+    assert LEXICON.lookup_word("samochodów") is None
+
+
+def test_turkish_words_are_stripped_of_stacked_suffixes() -> None:
+    assert is_turkish_suffix_chain("larindan") and is_turkish_suffix_chain("i")  # lar+in+dan
+    assert not is_turkish_suffix_chain("base") and not is_turkish_suffix_chain("lerlerlerler")  # at most three
+    assert LEXICON.lookup_word("veritabanından") == LEXICON.lookup_word("veritabanı") is not None
+    assert LEXICON.lookup_word("VERİTABANINDAN".casefold()) is not None  # dotted capital İ
+    assert LEXICON.lookup_word("dosyalarını") == LEXICON.lookup_word("dosya") is not None
+    assert LEXICON.lookup_word("düzeltir") == LEXICON.lookup_word("düzeltmek") is not None  # a verb stem
+    assert LEXICON.lookup_word("kitaplarından") is None
+
+
+def test_indonesian_words_are_looked_up_without_their_affixes() -> None:
+    assert "uji" in indonesian_roots("pengujian") and "simpan" in indonesian_roots("menyimpan")
+    assert LEXICON.lookup_word("pengujian") == LEXICON.lookup_word("uji") is not None
+    assert LEXICON.lookup_word("menyimpan") == LEXICON.lookup_word("simpan") is not None
+    assert LEXICON.lookup_word("dioptimalkan") == LEXICON.lookup_word("optimalkan") is not None
+    assert LEXICON.lookup_word("makanan") is None
+
+
+def test_vietnamese_phrases_match_with_and_without_diacritics() -> None:
+    words = "tối ưu cơ sở dữ liệu".split()
+    assert LEXICON.lookup_phrase(words, 2) == ("cơ sở dữ liệu", LEXICON.words["cơ sở dữ liệu"])
+    bare = fold_accents(" ".join(words)).split()
+    assert LEXICON.lookup_phrase(bare, 2) == ("co so du lieu", LEXICON.words["cơ sở dữ liệu"])
+    assert LEXICON.lookup_phrase("cơ sở vật chất".split(), 0) is None
+
+
+def test_a_language_s_endings_reach_only_its_own_words() -> None:
+    # `importar` (es, pt) has the stem `import`, `marke` (de) is listed: English words that look
+    # like their inflected forms must not find them.
+    for english in ("important", "conversation", "market", "applies", "controller"):
+        assert LEXICON.lookup_word(english) is None, english
 
 
 def test_conjugated_verbs_find_their_infinitive() -> None:

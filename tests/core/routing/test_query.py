@@ -41,3 +41,25 @@ def test_a_typo_is_repaired_once_and_remembered() -> None:
 
 def test_words_of_the_catalog_are_never_repaired() -> None:
     assert not any(via.startswith("fuzzy:") for _, via in by_term("grafana dashboards").values())
+
+
+COGNATE_INDEX = build_index([make("doc-writer", "Write documentation and presentations; migration notes."),
+                             make("security-review", "Security review of dashboards.")])
+
+
+def test_an_international_word_of_a_language_without_a_table_reaches_its_english_term() -> None:
+    for word in ("dokumentace", "documentatie", "dokumentasjon", "documentație"):  # cs, nl, no, ro
+        found = {t.term: t.via for t in query_terms(f"{word} nodig", COGNATE_INDEX)}
+        assert found.get(stem("documentation")) == f"cognate:{word}", word
+    found = {t.term: t.via for t in query_terms("securitate", COGNATE_INDEX)}
+    assert found.get(stem("security")) == "cognate:securitate"
+
+
+def test_a_spelling_the_index_does_not_hold_adds_nothing() -> None:
+    found = query_terms("optimalisatie vertaling", COGNATE_INDEX)
+    assert not any(t.via.startswith("cognate:") for t in found)
+
+
+def test_an_accented_typo_is_repaired_like_a_plain_one() -> None:
+    found = {t.term: t.via for t in query_terms("grafana dashbóards", INDEX)}
+    assert any(via == "fuzzy:dashbóards" for via in found.values())

@@ -35,6 +35,15 @@ def test_stopwords_and_bare_numbers_are_dropped() -> None:
     assert terms("what is the 42 and how do I") == []
 
 
+def test_function_words_of_the_other_latin_script_languages_are_dropped() -> None:
+    assert terms("quero isso para o nosso banco") == ["banco"]  # pt
+    assert terms("vorrei questo per il nostro archivio") == ["archivio"]  # it
+    assert terms("proszę sprawdzić czy jest błąd") == ["sprawdzić", "jest", "błąd"]  # pl; `jest` is a catalog word
+    assert terms("lütfen bu dosya için bir rapor") == ["dosya", "rapor"]  # tr
+    assert terms("tolong buat laporan untuk saya") == ["buat", "laporan"]  # id
+    assert terms("giúp tôi tạo báo cáo") == ["tạo", "báo", "cáo"]  # vi
+
+
 def test_cjk_runs_become_bigrams_and_lone_characters_unigrams() -> None:
     assert cjk_terms("数据库") == ["数据", "据库"]
     assert cjk_terms("图") == ["图"]

@@ -17,39 +17,188 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from types import MappingProxyType
+from typing import NamedTuple, Protocol
 
-from proxy.core.routing.tokens import CJK_RUN, normalize
+from proxy.core.routing.tokens import CJK_RUN, normalize, words
 
-# Inflection endings tried, longest first, when a Latin-script word is not listed (German,
-# Spanish, French and English plurals, participles and conjugated verb forms).
-_ENDINGS = tuple(sorted(set(
-    "ungen ierten ierte iert ieren ern en es er e n s x t te ten st "
-    "aciones iciones ciones iones ación ción ando iendo ados adas ado ada amos emos imos aron ieron o a as os an "
-    "ations ation tion ons ez ent ant ais ait ée ées és é ir re".split()
-), key=lambda e: (-len(e), e)))
-# Infinitive endings: a listed verb (`optimizar`, `optimiser`, `optimieren`) also answers
-# for its other forms (`optimizamos`, `optimisé`, `optimiert`) through its stem.
-_INFINITIVES = ("ieren", "ar", "er", "ir", "re", "en")
+
+# How the words of an inflecting Latin-script language find their listed form when they are not
+# listed themselves, one entry a language: the word without one of its language's inflection
+# `endings` (plurals, cases, participles, conjugated verbs), tried longest first, is looked up
+# among that language's listed words, and among their stems: a listed word without one of its
+# `citation` endings (infinitives, and noun endings that change in the plural or a case), so
+# `optimizar` answers for `optimizamos` (stem `optimiz`) and `migrazione` for `migrazioni`.
+# A language's endings only reach its own words, so an English word (`important`) does not meet
+# the stem of another language's word (`importar`).
+class Inflection(NamedTuple):
+    endings: tuple[str, ...]
+    citation: tuple[str, ...] = ()
+
+
+_INFLECTIONS: dict[str, Inflection] = {
+    "en": Inflection(("s", "es")),
+    "de": Inflection(
+        tuple("ungen ierten ierte iert ieren ern en es er e n s te ten".split()),
+        ("ieren", "en"),
+    ),
+    "es": Inflection(
+        tuple((
+            "aciones iciones ciones iones ación ción ando iendo ados adas ado ada amos emos imos aron "
+            "ieron o a as os es an en"
+        ).split()),
+        ("ar", "er", "ir"),
+    ),
+    "fr": Inflection(
+        tuple("ations ation tion ons ez ent ant ais ait ée ées és é ir re er s x e".split()),
+        ("er", "ir", "re"),
+    ),
+    "pt": Inflection(
+        tuple((
+            "ções ção ões ão ando endo indo ados adas ado ada idos idas ido ida amos emos imos aram "
+            "eram iram ou ei ns is s es a o e"
+        ).split()),
+        ("ção", "ão", "ar", "er", "ir", "m", "l"),
+    ),
+    "it": Inflection(
+        tuple("zioni zione iamo ando endo ato ata ati uto uta uti ito ita iti ano ono i e a o".split()),
+        ("are", "ere", "ire", "e", "o", "a"),
+    ),
+    "pl": Inflection(
+        tuple((
+            "owania owanie owaniu owane owany owała ował ujemy ują uje uję ami ach ów om ego ej ych ymi "
+            "ie y i ę ą u a o e em"
+        ).split()),
+        ("ować", "ać", "ić", "yć", "eć", "a", "o", "e"),
+    ),
+}
 _STEM_MIN = 4
 # The data files, in the order their tables are merged (a key listed twice gets both English
 # texts, in this order).
-LANGUAGES = ("en", "es", "de", "fr", "ja", "zh")
-# Languages whose listed verbs also answer for their conjugated forms through their stems.
-_STEMMED_LANGUAGES = frozenset({"es", "de", "fr"})
+LANGUAGES = ("en", "es", "de", "fr", "pt", "it", "pl", "tr", "id", "vi", "ja", "zh")
+
+# Turkish stacks suffixes on a word (`veri tabanı` → `veritabanlarından`: plural, possessive,
+# ablative), so its words are stripped suffix by suffix, up to _TURKISH_DEPTH of them, against the
+# Turkish table alone. Spelt folded (ı → i, ü → u, ö → o, ş → s, ç → c, ğ → g), as words are
+# compared. A stem may have softened its last consonant before a vowel (kaynak → kaynağı).
+_TURKISH_SUFFIXES = frozenset((
+    "ler lar i u yi yu si su ni nu in un nin nun e a ye ya ne na de da te ta nde nda den dan ten tan "
+    "nden ndan le la yle yla ile ki im um imiz umuz iniz unuz m n miz muz niz nuz li lu siz suz "
+    "mak mek ma me yor iyor uyor ir ur er ar di du ti tu mis mus acak ecek yacak yecek abilir ebilir "
+    "yabilir yebilir yin yiniz sin sun iz uz lim dir dur tir tur"
+).split())
+_TURKISH_SOFTENED = {"g": "k", "b": "p", "d": "t"}
+_TURKISH_DEPTH = 3
+_TURKISH_STEM_MIN = 3
+_TURKISH_INFINITIVES = ("mak", "mek")
+
+# Indonesian builds words with prefixes and suffixes around a root (`uji` → `pengujian`,
+# `diuji`; `simpan` → `menyimpan`); a nasal prefix replaces the root's first letter (men+tulis →
+# menulis), which is put back. Tried against the Indonesian table alone.
+_INDONESIAN_PREFIXES = (
+    ("memper", ""), ("diper", ""), ("meng", "k"), ("meny", "s"), ("peng", "k"), ("peny", "s"),
+    ("mem", "p"), ("men", "t"), ("pem", "p"), ("pen", "t"), ("ber", ""), ("ter", ""), ("per", ""),
+    ("me", ""), ("pe", ""), ("di", ""), ("ke", ""), ("se", ""),
+)
+_INDONESIAN_SUFFIXES = ("kannya", "annya", "kan", "an", "i", "nya", "lah", "kah", "pun")
+_INDONESIAN_ROOT_MIN = 3
+# The same, by a word's first two letters and by its last letter: a word only tries what can fit.
+_INDONESIAN_PREFIXES_BY_START = {
+    start: tuple(p for p in _INDONESIAN_PREFIXES if p[0].startswith(start))
+    for start in {prefix[:2] for prefix, _ in _INDONESIAN_PREFIXES}
+}
+_INDONESIAN_SUFFIXES_BY_LAST = {
+    last: tuple(s for s in _INDONESIAN_SUFFIXES if s.endswith(last)) for last in {s[-1] for s in _INDONESIAN_SUFFIXES}
+}
 
 
 def parse_entries(text: str) -> dict[str, str]:
-    """`a, b = english` lines → {a: english, b: english}; later lines add words."""
+    """`a, b = english` lines → {a: english, b: english}; later lines add words.
+
+    A Latin-script key is kept as the plain words a message is read as (`e-mail` → `e mail`),
+    so a key written with a joiner is found like the words it is split into."""
     table: dict[str, str] = {}
     for line in text.splitlines():
         line = line.strip()
         if not line or line.startswith("#") or "=" not in line:
             continue
         keys, english = line.split("=", 1)
-        for key in (normalize(k.strip()) for k in keys.split(",")):
+        for key in (_key_form(k) for k in keys.split(",")):
             if key:
-                table[key] = f"{table[key]} {english.strip()}" if key in table else english.strip()
+                table[key] = _joined(table.get(key), english.strip())
     return table
+
+
+def _joined(current: str | None, english: str) -> str:
+    """`current` with the words of `english` it lacks added (a key listed twice gets both)."""
+    if current is None:
+        return english
+    have = set(current.split())
+    return " ".join([current, *(w for w in english.split() if w not in have)])
+
+
+def _key_form(key: str) -> str:
+    key = normalize(key.strip())
+    return key if CJK_RUN.search(key) else " ".join(words(key))
+
+
+class FormFinder(Protocol):
+    def find(self, folded: str) -> str | None:
+        """The English of the listed word an inflected, accent-folded word is a form of."""
+        ...
+
+
+@dataclass(frozen=True)
+class InflectedWords:
+    """The listed single words of the inflecting languages (_INFLECTIONS) and their stems, folded,
+    each reached only through its own language's endings: ending → the tables it leads to."""
+
+    by_ending: Mapping[str, tuple[Mapping[str, str], ...]]
+    longest: int
+
+    def find(self, folded: str) -> str | None:
+        for size in range(min(self.longest, len(folded) - _STEM_MIN), 0, -1):
+            tables = self.by_ending.get(folded[-size:])
+            if tables is not None:
+                stem = folded[:-size]
+                for table in tables:
+                    hit = table.get(stem)
+                    if hit is not None:
+                        return hit
+        return None
+
+
+@dataclass(frozen=True)
+class TurkishWords:
+    """Turkish listed single words and verb stems, folded; found at the start of a word whose
+    rest is a chain of Turkish suffixes, the longest listed start first."""
+
+    words: Mapping[str, str]
+
+    def find(self, folded: str) -> str | None:
+        for end in range(len(folded) - 1, _TURKISH_STEM_MIN - 1, -1):
+            stem = folded[:end]
+            hit = self.words.get(stem)
+            hard = _TURKISH_SOFTENED.get(stem[-1])
+            if hit is None and hard is not None:  # kaynağı: kaynak with its last consonant softened
+                hit = self.words.get(stem[:-1] + hard)
+            if hit is not None and is_turkish_suffix_chain(folded[end:]):
+                return hit
+        return None
+
+
+@dataclass(frozen=True)
+class IndonesianWords:
+    """Indonesian listed single words, folded; a word is looked up without its affixes."""
+
+    words: Mapping[str, str]
+
+    def find(self, folded: str) -> str | None:
+        words = self.words
+        for root in indonesian_roots(folded):
+            hit = words.get(root)
+            if hit is not None:
+                return hit
+        return None
 
 
 @dataclass(frozen=True)
@@ -58,7 +207,7 @@ class Lexicon:
     cjk: Mapping[str, str]  # substrings of CJK runs
     max_cjk: int
     phrase_words: Mapping[str, int] = field(default_factory=dict)  # first word of a listed phrase → most words it has
-    stems: Mapping[str, str] = field(default_factory=dict)  # stems of listed es/fr/de verbs, accents folded
+    inflected: Sequence[FormFinder] = ()  # per language: a listed word for an inflected form
 
     def lookup_phrase(self, words: Sequence[str], start: int) -> tuple[str, str] | None:
         """(key, english) for the longest listed phrase of 2+ words starting at `start`."""
@@ -72,7 +221,7 @@ class Lexicon:
 
     def lookup_word(self, word: str) -> str | None:
         """The English for a Latin-script word: as written, without accents, then without an
-        inflection ending (against listed words, then against the stems of listed verbs)."""
+        inflection ending, suffixes or affixes of the language of a listed word (see `inflected`)."""
         hit = self.words.get(word)
         if hit is not None:
             return hit
@@ -80,12 +229,10 @@ class Lexicon:
         hit = self.words.get(folded)
         if hit is not None or len(folded) < 5:
             return hit
-        for table in (self.words, self.stems):
-            for size in range(min(_LONGEST_ENDING, len(folded) - _STEM_MIN), 0, -1):
-                if folded[-size:] in _FOLDED_ENDINGS:
-                    hit = table.get(folded[:-size])
-                    if hit is not None:
-                        return hit
+        for finder in self.inflected:
+            hit = finder.find(folded)
+            if hit is not None:
+                return hit
         return None
 
     def lookup_cjk(self, run: str) -> list[tuple[str, str]]:
@@ -104,23 +251,59 @@ class Lexicon:
         return found
 
 
+# Letters NFKD does not split into a base letter and a mark: Turkish dotless ı, Vietnamese đ,
+# Polish ł, Nordic ø and æ, French œ.
+_UNMARKED_LETTERS = str.maketrans({"ı": "i", "đ": "d", "ł": "l", "ø": "o", "æ": "ae", "œ": "oe"})
+
+
 def fold_accents(word: str) -> str:
-    """`migración` → `migracion`, `déploiement` → `deploiement` (users often drop accents)."""
+    """`migración` → `migracion`, `déploiement` → `deploiement`, `veritabanı` → `veritabani`,
+    `dữ liệu` → `du lieu`, `błąd` → `blad` (users often drop accents)."""
     if word.isascii():
         return word
-    return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
+    decomposed = unicodedata.normalize("NFKD", word.translate(_UNMARKED_LETTERS))
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
-_FOLDED_ENDINGS = frozenset(fold_accents(e) for e in _ENDINGS)
-_LONGEST_ENDING = max(len(e) for e in _FOLDED_ENDINGS)
+_LONGEST_TURKISH_SUFFIX = max(len(s) for s in _TURKISH_SUFFIXES)
 
 
-def _verb_stems(table: Mapping[str, str]) -> dict[str, str]:
+def is_turkish_suffix_chain(rest: str, depth: int = _TURKISH_DEPTH) -> bool:
+    """Whether `rest` (folded) is one to `depth` Turkish suffixes in a row (`larindan`: lar+in+dan)."""
+    if rest in _TURKISH_SUFFIXES:
+        return True
+    if depth <= 1:
+        return False
+    return any(rest[:size] in _TURKISH_SUFFIXES and is_turkish_suffix_chain(rest[size:], depth - 1)
+               for size in range(1, min(_LONGEST_TURKISH_SUFFIX, len(rest) - 1) + 1))
+
+
+def indonesian_roots(folded: str) -> list[str]:
+    """A folded word without its Indonesian suffix and prefix (`pengujian` → `uji`,
+    `menyimpan` → `simpan`, `dioptimalkan` → `optimal`), the nasal prefix's dropped letter put back."""
+    roots: list[str] = []
+    suffixes = _INDONESIAN_SUFFIXES_BY_LAST.get(folded[-1:], ())
+    bases = [folded, *(folded[: -len(s)] for s in suffixes if folded.endswith(s))]
+    for i, base in enumerate(bases):
+        if len(base) < _INDONESIAN_ROOT_MIN:
+            continue
+        if i:
+            roots.append(base)
+        for prefix, dropped in _INDONESIAN_PREFIXES_BY_START.get(base[:2], ()):
+            if base.startswith(prefix) and len(base) - len(prefix) >= _INDONESIAN_ROOT_MIN:
+                root = base[len(prefix) :]
+                roots.append(root)
+                if dropped:
+                    roots.append(dropped + root)
+    return roots
+
+
+def _stems(table: Mapping[str, str], endings: Sequence[str]) -> dict[str, str]:
     stems: dict[str, str] = {}
     for key, english in table.items():
         if " " in key:
             continue
-        for ending in _INFINITIVES:
+        for ending in endings:
             if key.endswith(ending) and len(key) - len(ending) >= _STEM_MIN + 1:
                 stems.setdefault(key[: -len(ending)], english)
                 break
@@ -135,26 +318,39 @@ def read_entries(language: str) -> str:
 def build_lexicon() -> Lexicon:
     words: dict[str, str] = {}
     cjk: dict[str, str] = {}
-    stems: dict[str, str] = {}
+    by_ending: dict[str, list[Mapping[str, str]]] = {}
+    turkish: dict[str, str] = {}
+    indonesian: dict[str, str] = {}
     for language in LANGUAGES:
         table = parse_entries(read_entries(language))
         for key, english in table.items():
             target = cjk if CJK_RUN.fullmatch(key) else words
-            target[key] = f"{target[key]} {english}" if key in target else english
+            target[key] = _joined(target.get(key), english)
             folded = fold_accents(key)
             if target is words and folded != key:
                 words.setdefault(folded, english)
-        if language in _STEMMED_LANGUAGES:
-            for stem, english in _verb_stems({fold_accents(k): e for k, e in table.items()}).items():
-                stems.setdefault(stem, english)
+        single = {fold_accents(k): e for k, e in table.items() if " " not in k and not CJK_RUN.search(k)}
+        if language == "tr":
+            turkish = {**_stems(single, _TURKISH_INFINITIVES), **single}
+        elif language == "id":
+            indonesian = single
+        elif language in _INFLECTIONS:
+            inflection = _INFLECTIONS[language]
+            stems = _stems(single, tuple(fold_accents(e) for e in inflection.citation))
+            for ending in {fold_accents(e) for e in inflection.endings}:
+                by_ending.setdefault(ending, []).extend((MappingProxyType(single), MappingProxyType(stems)))
+    inflected = (
+        InflectedWords(MappingProxyType({e: tuple(t) for e, t in by_ending.items()}), max(map(len, by_ending))),
+        TurkishWords(MappingProxyType(turkish)),
+        IndonesianWords(MappingProxyType(indonesian)),
+    )
     longest = max((len(k) for k in cjk), default=1)
     heads: dict[str, int] = {}
     for key in words:
         parts = key.split(" ")
         if len(parts) > 1:
             heads[parts[0]] = max(heads.get(parts[0], 0), len(parts))
-    return Lexicon(MappingProxyType(words), MappingProxyType(cjk), longest, MappingProxyType(heads),
-                   MappingProxyType(stems))
+    return Lexicon(MappingProxyType(words), MappingProxyType(cjk), longest, MappingProxyType(heads), inflected)
 
 
 LEXICON = build_lexicon()

@@ -1,0 +1,60 @@
+"""International words of languages without a lexicon table, spelt the English way.
+
+Much of the vocabulary skills are described with is Latin or Greek and is written alike across
+Europe, with a language's own endings and letters: Dutch `documentatie`, Czech `dokumentace`,
+Norwegian `dokumentasjon`, Catalan `documentació`, Romanian `documentație` are all
+`documentation`. `english_spellings` rewrites such a word's ending (-atie/-ace/-asjon/-ació →
+-ation, -itate → -ity, -isering → -ization ...) and letters (k → c, z → s) into the few English
+spellings it could be; the query keeps one only if the index holds it, so a rewrite that makes no
+English word costs nothing but a lookup.
+
+What it must not know: the index, the lexicon or scores. Pure functions only.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+# Foreign ending → English ending, for words already folded to ASCII; the longest match wins.
+_ENDINGS: dict[str, str] = {
+    # -ation: nl -atie, ro -ație, cs/sk -ace, pl -acja, no/da -asjon, ca -ació, sv/nl -ering
+    "isatie": "ization", "izatie": "ization", "isering": "ization", "izering": "ization",
+    "izace": "ization", "izare": "ization", "itzacio": "ization", "isasjon": "ization",
+    "atie": "ation", "acie": "ation", "ace": "ation", "acja": "ation", "acia": "ation",
+    "asjon": "ation", "acio": "ation", "ering": "ation", "are": "ation",
+    # -tion after another letter: nl functie, cs funkce, pl funkcja, no funksjon, ca funció
+    "ctie": "ction", "kce": "ction", "kcja": "ction", "ksjon": "ction", "ccio": "ction",
+    "tie": "tion", "cja": "tion", "sjon": "tion", "cio": "tion",
+    # -ity: ro -itate, nl -iteit, sv/no/da -itet, cs -ita
+    "itate": "ity", "iteit": "ity", "itet": "ity",
+    # -ance, -ic, -ology, -graphy, -egy, -ure
+    "anta": "ance", "antie": "ance",
+    "isch": "ic", "isk": "ic", "icky": "ic",
+    "ologie": "ology", "ologi": "ology", "ologia": "ology",
+    "grafie": "graphy", "grafi": "graphy", "grafia": "graphy",
+    "egie": "egy", "egi": "egy",
+    "uur": "ure",
+}
+_LONGEST_ENDING = max(len(e) for e in _ENDINGS)
+_MIN_LETTERS = 5
+
+
+@lru_cache(maxsize=1 << 14)
+def english_spellings(word: str) -> tuple[str, ...]:
+    """The English spellings an international word of another language may stand for
+    (`dokumentace` → `documentation`, ...), most likely first; none for short words."""
+    if len(word) < _MIN_LETTERS or not word.isascii() or not word.isalpha():
+        return ()
+    bases = [word]
+    for size in range(min(_LONGEST_ENDING, len(word) - 3), 1, -1):
+        english = _ENDINGS.get(word[-size:])
+        if english is not None:
+            bases.insert(0, word[:-size] + english)
+            break
+    found: list[str] = []
+    for base in bases:
+        lettered = base.replace("k", "c")
+        for form in (base, lettered, lettered.replace("z", "s")):
+            if form != word and form not in found:
+                found.append(form)
+    return tuple(found)

@@ -1,0 +1,20 @@
+"""International words of languages without a lexicon table, spelt the English way."""
+
+from __future__ import annotations
+
+from proxy.core.routing.cognates import english_spellings
+
+
+def test_foreign_endings_become_english_ones() -> None:
+    assert english_spellings("documentatie")[0] == "documentation"  # nl
+    assert "documentation" in english_spellings("dokumentace")  # cs, k → c
+    assert "presentation" in english_spellings("prezentare")  # ro, z → s
+    assert "visualization" in english_spellings("visualisering")  # sv
+    assert english_spellings("securitate")[0] == "security"  # ro
+    assert "function" in english_spellings("functie")  # nl
+
+
+def test_short_accented_and_unrelated_words_give_no_spelling() -> None:
+    assert english_spellings("kod") == ()
+    assert english_spellings("databáze") == ()  # callers fold accents first
+    assert english_spellings("vertaling") == ()
