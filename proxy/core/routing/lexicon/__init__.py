@@ -31,9 +31,23 @@ _ENDINGS = tuple(sorted(set(
 # for its other forms (`optimizamos`, `optimisé`, `optimiert`) through its stem.
 _INFINITIVES = ("ieren", "ar", "er", "ir", "re", "en")
 _STEM_MIN = 4
+# Russian inflection endings (noun and adjective cases, verb persons, past tenses, infinitives and
+# imperatives), tried when a Cyrillic word is not listed: every listed Russian word is also stored by
+# its stem (the word less its longest ending), so `базы`, `оптимизации`, `исправьте` find `база`,
+# `оптимизация`, `исправь`.
+RUSSIAN_ENDINGS = tuple(sorted(set(
+    "а я о е ё ы и у ю ь й "
+    "ом ем ём ой ей ою ею ам ям ах ях ами ями ов ев ёв ий ый ая яя ое ее ые ие ую юю "
+    "ого его ому ему ым им ых их ыми ими ия ии ию ией ием иям иями иях ья ье ьи ью ьё ьев ьям ьях "
+    "ть ся сь ться тся ет ёт ют ут ит ат ят ешь ишь ете ите йте ьте ал ала ало али ил ила ило или "
+    "ел ела ело ели ул ула ули ать ять ить еть уть ти "
+    "ение ения ению ением ении ений ениям ениями ениях ание ания анию анием ании аний аниям аниях "
+    "ость ости остью остей ностью".split()
+), key=lambda e: (-len(e), e)))
+_INFLECTED_LANGUAGES = frozenset({"ru"})  # languages whose every listed word answers through its stem
 # The data files, in the order their tables are merged (a key listed twice gets both English
 # texts, in this order).
-LANGUAGES = ("en", "es", "de", "fr", "ja", "zh")
+LANGUAGES = ("en", "es", "de", "fr", "ja", "zh", "ko", "ru")
 # Languages whose listed verbs also answer for their conjugated forms through their stems.
 _STEMMED_LANGUAGES = frozenset({"es", "de", "fr"})
 
@@ -58,7 +72,7 @@ class Lexicon:
     cjk: Mapping[str, str]  # substrings of CJK runs
     max_cjk: int
     phrase_words: Mapping[str, int] = field(default_factory=dict)  # first word of a listed phrase → most words it has
-    stems: Mapping[str, str] = field(default_factory=dict)  # stems of listed es/fr/de verbs, accents folded
+    stems: Mapping[str, str] = field(default_factory=dict)  # stems of es/fr/de verbs and ru words, accents folded
 
     def lookup_phrase(self, words: Sequence[str], start: int) -> tuple[str, str] | None:
         """(key, english) for the longest listed phrase of 2+ words starting at `start`."""
@@ -71,14 +85,17 @@ class Lexicon:
         return None
 
     def lookup_word(self, word: str) -> str | None:
-        """The English for a Latin-script word: as written, without accents, then without an
-        inflection ending (against listed words, then against the stems of listed verbs)."""
+        """The English for a Latin or Cyrillic word: as written, without accents, as a listed stem,
+        then without an inflection ending (against listed words, then against listed stems)."""
         hit = self.words.get(word)
         if hit is not None:
             return hit
         folded = fold_accents(word)
         hit = self.words.get(folded)
         if hit is not None or len(folded) < 5:
+            return hit
+        hit = self.stems.get(folded)  # a form with no ending (таблиц, of таблица)
+        if hit is not None:
             return hit
         for table in (self.words, self.stems):
             for size in range(min(_LONGEST_ENDING, len(folded) - _STEM_MIN), 0, -1):
@@ -111,7 +128,8 @@ def fold_accents(word: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
 
 
-_FOLDED_ENDINGS = frozenset(fold_accents(e) for e in _ENDINGS)
+_FOLDED_ENDINGS = frozenset(fold_accents(e) for e in _ENDINGS + RUSSIAN_ENDINGS)
+_FOLDED_RUSSIAN_ENDINGS = tuple(sorted({fold_accents(e) for e in RUSSIAN_ENDINGS}, key=lambda e: (-len(e), e)))
 _LONGEST_ENDING = max(len(e) for e in _FOLDED_ENDINGS)
 
 
@@ -122,6 +140,19 @@ def _verb_stems(table: Mapping[str, str]) -> dict[str, str]:
             continue
         for ending in _INFINITIVES:
             if key.endswith(ending) and len(key) - len(ending) >= _STEM_MIN + 1:
+                stems.setdefault(key[: -len(ending)], english)
+                break
+    return stems
+
+
+def _word_stems(table: Mapping[str, str]) -> dict[str, str]:
+    """Each listed word (accents folded) less its longest Russian ending, when 4+ letters remain."""
+    stems: dict[str, str] = {}
+    for key, english in table.items():
+        if " " in key:
+            continue
+        for ending in _FOLDED_RUSSIAN_ENDINGS:
+            if key.endswith(ending) and len(key) - len(ending) >= _STEM_MIN:
                 stems.setdefault(key[: -len(ending)], english)
                 break
     return stems
@@ -146,6 +177,9 @@ def build_lexicon() -> Lexicon:
                 words.setdefault(folded, english)
         if language in _STEMMED_LANGUAGES:
             for stem, english in _verb_stems({fold_accents(k): e for k, e in table.items()}).items():
+                stems.setdefault(stem, english)
+        if language in _INFLECTED_LANGUAGES:
+            for stem, english in _word_stems({fold_accents(k): e for k, e in table.items()}).items():
                 stems.setdefault(stem, english)
     longest = max((len(k) for k in cjk), default=1)
     heads: dict[str, int] = {}
