@@ -9,6 +9,7 @@ from pathlib import Path
 
 from proxy.core.routing import lexicon
 from proxy.core.routing.lexicon import LANGUAGES, LEXICON, build_lexicon, fold_accents, parse_entries, read_entries
+from proxy.core.routing.tokens import CJK_RUN
 
 PYPROJECT = Path(__file__).resolve().parents[3] / "pyproject.toml"
 
@@ -97,3 +98,11 @@ def test_russian_forms_find_the_listed_word_through_its_stem() -> None:
     assert LEXICON.lookup_word("данных") == LEXICON.lookup_word("данные") is not None
     assert LEXICON.lookup_word("таблиц") == LEXICON.lookup_word("таблица") is not None  # no ending at all
     assert LEXICON.lookup_word("видел") is None  # `видео` has no stem of 4+ letters that `видел` shares
+
+
+def test_every_key_can_match_a_message() -> None:
+    # A CJK key is looked up inside one run of CJK text, any other key among plain words: a key
+    # mixing the two (`api设计`), or a CJK key with a space, would never be found.
+    for language in LANGUAGES:
+        for key in parse_entries(read_entries(language)):
+            assert CJK_RUN.fullmatch(key) or not CJK_RUN.search(key), (language, key)
