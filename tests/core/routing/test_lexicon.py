@@ -18,6 +18,7 @@ from proxy.core.routing.lexicon import (
     parse_entries,
     read_entries,
 )
+from proxy.core.routing.tokens import CJK_RUN
 
 PYPROJECT = Path(__file__).resolve().parents[3] / "pyproject.toml"
 
@@ -154,5 +155,29 @@ def test_the_loaded_tables_hold_entries_from_each_language() -> None:
     assert "database" in LEXICON.words["datenbank"]  # de
     assert "query" in LEXICON.words["consulta"]  # es
     assert "deployment" in LEXICON.words["déploiement"]  # fr
-    assert "database" in LEXICON.cjk["数据库"]  # zh
-    assert LEXICON.cjk["景色"] == ""  # ja: an empty entry blocks a shorter listed substring
+    assert "database" in LEXICON.cjk["数据库"] and "database" in LEXICON.cjk["資料庫"]  # zh, simplified and Taiwan
+    assert "deploy" in LEXICON.cjk["デプロイ"] and "fix" in LEXICON.cjk["直し"]  # ja
+    assert "deploy" in LEXICON.cjk["배포"] and "search" in LEXICON.cjk["검색"]  # ko
+    assert "database" in LEXICON.words["база данных"]  # ru
+    assert LEXICON.cjk["アナログ"] == ""  # ja: an empty entry blocks a shorter listed substring (ログ)
+
+
+def test_korean_keys_are_found_before_a_particle() -> None:
+    found = dict(LEXICON.lookup_cjk("데이터베이스를"))
+    assert "database" in found["데이터베이스"]
+
+
+def test_russian_forms_find_the_listed_word_through_its_stem() -> None:
+    assert LEXICON.lookup_word("оптимизации") == LEXICON.lookup_word("оптимизация") is not None
+    assert LEXICON.lookup_word("исправьте") == LEXICON.lookup_word("исправь") is not None
+    assert LEXICON.lookup_word("данных") == LEXICON.lookup_word("данные") is not None
+    assert LEXICON.lookup_word("таблиц") == LEXICON.lookup_word("таблица") is not None  # no ending at all
+    assert LEXICON.lookup_word("видел") is None  # `видео` has no stem of 4+ letters that `видел` shares
+
+
+def test_every_key_can_match_a_message() -> None:
+    # A CJK key is looked up inside one run of CJK text, any other key among plain words: a key
+    # mixing the two (`api设计`), or a CJK key with a space, would never be found.
+    for language in LANGUAGES:
+        for key in parse_entries(read_entries(language)):
+            assert CJK_RUN.fullmatch(key) or not CJK_RUN.search(key), (language, key)

@@ -70,11 +70,26 @@ _INFLECTIONS: dict[str, Inflection] = {
         ).split()),
         ("ować", "ać", "ić", "yć", "eć", "a", "o", "e"),
     ),
+    # Russian: noun and adjective cases, verb persons, past tenses, infinitives and imperatives. Every
+    # listed word answers through its stem (the word less its longest ending), so `базы`,
+    # `оптимизации`, `исправьте` find `база`, `оптимизация`, `исправь`.
+    "ru": Inflection(*(2 * (tuple(sorted(set((
+        "а я о е ё ы и у ю ь й "
+        "ом ем ём ой ей ою ею ам ям ах ях ами ями ов ев ёв ий ый ая яя ое ее ые ие ую юю "
+        "ого его ому ему ым им ых их ыми ими ия ии ию ией ием иям иями иях ья ье ьи ью ьё ьев ьям ьях "
+        "ть ся сь ться тся ет ёт ют ут ит ат ят ешь ишь ете ите йте ьте ал ала ало али ил ила ило или "
+        "ел ела ело ели ул ула ули ать ять ить еть уть ти "
+        "ение ения ению ением ении ений ениям ениями ениях ание ания анию анием ании аний аниям аниях "
+        "ость ости остью остей ностью"
+    ).split()), key=lambda e: (-len(e), e))),))),
 }
+# Languages whose every listed word answers through its stem, so a form with no ending at all finds
+# it too (`таблиц`, the genitive plural of `таблица`).
+_BARE_STEM_LANGUAGES = frozenset({"ru"})
 _STEM_MIN = 4
 # The data files, in the order their tables are merged (a key listed twice gets both English
 # texts, in this order).
-LANGUAGES = ("en", "es", "de", "fr", "pt", "it", "pl", "tr", "id", "vi", "ja", "zh")
+LANGUAGES = ("en", "es", "de", "fr", "pt", "it", "pl", "tr", "id", "vi", "ru", "ja", "zh", "ko")
 
 # Turkish stacks suffixes on a word (`veri tabanı` → `veritabanlarından`: plural, possessive,
 # ablative), so its words are stripped suffix by suffix, up to _TURKISH_DEPTH of them, against the
@@ -154,8 +169,13 @@ class InflectedWords:
 
     by_ending: Mapping[str, tuple[Mapping[str, str], ...]]
     longest: int
+    bare_stems: tuple[Mapping[str, str], ...] = ()  # stems a word may be with no ending (_BARE_STEM_LANGUAGES)
 
     def find(self, folded: str) -> str | None:
+        for table in self.bare_stems:
+            hit = table.get(folded)
+            if hit is not None:
+                return hit
         for size in range(min(self.longest, len(folded) - _STEM_MIN), 0, -1):
             tables = self.by_ending.get(folded[-size:])
             if tables is not None:
@@ -319,6 +339,7 @@ def build_lexicon() -> Lexicon:
     words: dict[str, str] = {}
     cjk: dict[str, str] = {}
     by_ending: dict[str, list[Mapping[str, str]]] = {}
+    bare_stems: list[Mapping[str, str]] = []
     turkish: dict[str, str] = {}
     indonesian: dict[str, str] = {}
     for language in LANGUAGES:
@@ -339,8 +360,11 @@ def build_lexicon() -> Lexicon:
             stems = _stems(single, tuple(fold_accents(e) for e in inflection.citation))
             for ending in {fold_accents(e) for e in inflection.endings}:
                 by_ending.setdefault(ending, []).extend((MappingProxyType(single), MappingProxyType(stems)))
+            if language in _BARE_STEM_LANGUAGES:
+                bare_stems.append(MappingProxyType(stems))
     inflected = (
-        InflectedWords(MappingProxyType({e: tuple(t) for e, t in by_ending.items()}), max(map(len, by_ending))),
+        InflectedWords(MappingProxyType({e: tuple(t) for e, t in by_ending.items()}), max(map(len, by_ending)),
+                       tuple(bare_stems)),
         TurkishWords(MappingProxyType(turkish)),
         IndonesianWords(MappingProxyType(indonesian)),
     )
