@@ -321,9 +321,10 @@ def match_spelling(spelling: str, table: LoanwordTable) -> str | None:
 
 
 def korean_stem(word: str) -> str:
-    """A Hangul word without the particle or ending it may carry (서버를 → 서버)."""
+    """A Hangul word without the particle or ending it may carry, the longest (서버를 → 서버,
+    액션으로 → 액션, not 액션으)."""
     for ending in _KOREAN_ENDINGS:
-        if word.endswith(ending) and len(word) - len(ending) >= MIN_LETTERS:
+        if word.endswith(ending) and len(word) > len(ending):
             return word[: -len(ending)]
     return word
 

@@ -116,7 +116,8 @@ def test_korean_particles_and_endings_are_left_off() -> None:
     assert korean_stem("쿠버네티스에서") == "쿠버네티스"
     assert korean_stem("데이터베이스를") == "데이터베이스"
     assert korean_stem("컨테이너들을") == "컨테이너"
-    assert korean_stem("서버를") == "서버를"  # the stem would be too short to be heard
+    assert korean_stem("액션으로") == "액션"  # the longest ending, though it leaves a stem too short to be heard
+    assert loanword_spellings("서버를 액션으로") == []
 
 
 def test_spellings_are_katakana_runs_and_hangul_words_of_three_letters_or_more() -> None:
