@@ -1,9 +1,10 @@
 """From a user message to weighted query terms, ready to look up in the index.
 
 What lives here: the length cap, direct terms, the multilingual lexicon bridge
-(数据库 → database), international words of languages without a table spelt the English way
-(`dokumentace` → documentation, kept when the index holds the spelling) and typo repair against
-the index vocabulary (rapidfuzz, accents folded).
+(数据库 → database), loanwords written in Katakana or Hangul heard as the catalog's words
+(쿠버네티스 → kubernetes, see `transliteration`), international words of languages without a
+table spelt the English way (`dokumentace` → documentation, kept when the index holds the
+spelling) and typo repair against the index vocabulary (rapidfuzz, accents folded).
 Each term remembers how it was found, so the router can explain itself.
 
 What it must not know: scores, thresholds or selection.
@@ -31,6 +32,7 @@ from proxy.core.routing.tokens import (
     terms,
     word_phrases,
 )
+from proxy.core.routing.transliteration import LOANWORD_SCRIPTS, find_loanwords
 
 HEAD_CHARS = 4000
 TAIL_CHARS = 1000
@@ -44,6 +46,8 @@ MAX_FUZZY = 8  # typo repairs tried per message (the first unknown words)
 MAX_COGNATES = 8  # English spellings tried per message (the first unknown words)
 COGNATE_MIN_LETTERS = 5
 TYPO_CACHE_SIZE = 4096  # typo repairs remembered per index (a repair only depends on the index)
+LOANWORD_WEIGHT = CJK_LEXICON_WEIGHT  # a loanword heard as a catalog word weighs what a listed CJK word does
+LOANWORD_CACHE_SIZE = 4096  # CJK runs whose loanwords are remembered per index
 _UNSEEN = object()
 
 
@@ -144,6 +148,23 @@ def _fuzzy_term(term: str, index: RoutingIndex) -> QueryTerm | None:
     return None if repaired is None else QueryTerm(repaired, FUZZY_WEIGHT, f"fuzzy:{term}")
 
 
+def _loanword_terms(split: SplitText, index: RoutingIndex) -> list[QueryTerm]:
+    """The catalog terms the Katakana and Hangul loanwords of a message sound like."""
+    out: list[QueryTerm] = []
+    cache = index.loanword_cache
+    for run in split.cjk_runs:
+        found = cache.get(run)
+        if found is None:
+            if not LOANWORD_SCRIPTS.search(run):
+                continue
+            found = tuple(find_loanwords(run, index.loanwords))
+            if len(cache) >= LOANWORD_CACHE_SIZE:
+                cache.clear()
+            cache[run] = found
+        out.extend(QueryTerm(term, LOANWORD_WEIGHT, f"translit:{spelling}") for spelling, term in found)
+    return out
+
+
 def query_terms(text: str, index: RoutingIndex, lexicon: Lexicon = LEXICON) -> tuple[QueryTerm, ...]:
     """Every distinct term of the (capped) message, direct ones first."""
     return split_query_terms(split_text(cap_text(text)), index, lexicon)
@@ -153,7 +174,8 @@ def split_query_terms(split: SplitText, index: RoutingIndex, lexicon: Lexicon = 
     """`query_terms` of a message already capped and split (`split_text`).
 
     A written term keeps its first occurrence, and so does a phrase (a phrase has a space, a
-    written term none, so neither replaces the other); a lexicon term replaces a lighter one.
+    written term none, so neither replaces the other); a lexicon term replaces a lighter one,
+    and a loanword term a lighter one again (so a listed CJK word keeps its lexicon reason).
     """
     found: dict[str, QueryTerm] = {}
     for term in split_terms(split):
@@ -164,6 +186,9 @@ def split_query_terms(split: SplitText, index: RoutingIndex, lexicon: Lexicon = 
             found[phrase] = QueryTerm(phrase, PHRASE_WEIGHT, "phrase")
     for lexicon_term in _lexicon_terms(split, lexicon):
         _add(found, lexicon_term)
+    if split.cjk_runs:
+        for loanword in _loanword_terms(split, index):
+            _add(found, loanword)
     postings = index.postings
     for cognate in _cognate_terms(split.words, postings):
         _add(found, cognate)

@@ -25,13 +25,16 @@ from collections import Counter, defaultdict
 from collections.abc import Iterator, KeysView, Mapping, Sequence
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
+from functools import cached_property
 from types import MappingProxyType
 from typing import NamedTuple
 
 from proxy.core.catalog.skill import Skill
 from proxy.core.routing.fields import split_redirects
+from proxy.core.routing.loanwords import catalog_loanwords
 from proxy.core.routing.terms import FIELD_BITS, FieldCounts, SkillTerms, field_names, referred_counts, skill_terms
 from proxy.core.routing.tokens import normalize
+from proxy.core.routing.transliteration import LoanwordTable
 
 FIELD_WEIGHTS: Mapping[str, float] = MappingProxyType(
     {
@@ -108,6 +111,9 @@ class RoutingIndex:
     name_order: Sequence[int]
     # Filled by routing.
     typo_cache: dict[str, str | None] = dataclass_field(default_factory=dict, compare=False, repr=False)
+    # CJK run → (spelling, term) of the loanwords found in it
+    loanword_cache: dict[str, tuple[tuple[str, str], ...]] = dataclass_field(default_factory=dict, compare=False,
+                                                                               repr=False)
 
     def lookup(self, term: str) -> tuple[Posting, ...]:
         """Every skill holding `term`, with its weight and fields."""
@@ -119,6 +125,13 @@ class RoutingIndex:
 
     def typo_candidates(self, term: str) -> tuple[str, ...]:
         return self.fuzzy_vocab.get(len(term), ())
+
+    @cached_property
+    def loanwords(self) -> LoanwordTable:
+        """The catalog's words by how they sound, for loanwords written in Katakana or Hangul.
+
+        Made the first time a message has such a run (most catalogs never need it)."""
+        return catalog_loanwords(self.skills, self.postings)
 
 
 def _features(skill: Skill, analysed: SkillTerms, matches: SkillMatches, idf: Mapping[str, float],
