@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from proxy import __version__
 
-COMMANDS = ("list_cmd", "lint_cmd", "route_cmd", "eval_cmd", "serve_cmd")
+COMMANDS = ("list_cmd", "lint_cmd", "add_cmd", "update_cmd", "remove_cmd", "route_cmd", "eval_cmd", "serve_cmd")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -10,11 +10,14 @@ A reload never takes the proxy down: a root that vanished keeps its skills
 from the last good catalog (with a `catalog_root_missing` warning naming it)
 until it can be listed again; a rebuild or a listener that fails is logged
 and the catalog in use stays. A root that appears while others are watched is
-noticed within a watch tick.
+noticed within a watch tick. Changes inside a root's `.skillproxy/tmp/`, where `skillproxy add`
+clones and copies before it renames a finished skill into place, are not watched: only that
+rename reloads.
 """
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -24,6 +27,7 @@ import watchfiles
 
 from proxy.core.catalog.catalog import Catalog, change_signature, expand_root, load_catalog, watch_paths
 from proxy.core.catalog.files import DEFAULT_MAX_FILE_BYTES
+from proxy.core.install.layout import SCRATCH_DIR
 from proxy.engine import heap
 
 Listener = Callable[[Catalog, Catalog], None]
@@ -35,6 +39,15 @@ _MISSING_ROOT_POLL_SECONDS = 2.0
 _QUIET_STEP_MS = 20
 _MAX_BATCH_MS = 150
 _log = structlog.get_logger("skillproxy.catalog")
+
+
+class CatalogChangeFilter(watchfiles.DefaultFilter):
+    """watchfiles' default filter (.git, __pycache__, editor swap files), and install scratch folders."""
+
+    _scratch = os.sep + SCRATCH_DIR.replace("/", os.sep)
+
+    def __call__(self, change: watchfiles.Change, path: str) -> bool:
+        return self._scratch not in path and super().__call__(change, path)
 
 
 class LiveCatalog:
@@ -112,8 +125,9 @@ class LiveCatalog:
         """Watch until the set of paths to watch changes; reload on every change."""
         catch_up = True  # files may have changed while this watch was starting
         try:
-            for changes in watchfiles.watch(*paths, stop_event=self._stop, debounce=_MAX_BATCH_MS, step=_QUIET_STEP_MS,
-                                            rust_timeout=500, yield_on_timeout=True, raise_interrupt=False):
+            for changes in watchfiles.watch(*paths, watch_filter=CatalogChangeFilter(), stop_event=self._stop,
+                                            debounce=_MAX_BATCH_MS, step=_QUIET_STEP_MS, rust_timeout=500,
+                                            yield_on_timeout=True, raise_interrupt=False):
                 if not changes and not self._changed_unseen(paths, catch_up):
                     catch_up = False
                     continue

@@ -165,3 +165,19 @@ def test_a_reload_runs_with_the_collector_paused_and_restores_it(make_skill, tmp
         assert during == [False, False] and not gc.isenabled()  # left off: it was off
     finally:
         gc.enable()
+
+
+def test_writes_in_an_install_scratch_folder_do_not_reload(live, tmp_path):
+    scratch = tmp_path / "skills" / ".skillproxy" / "tmp"
+    scratch.mkdir(parents=True)
+    assert wait_for(lambda: live.generation >= 1)  # .skillproxy itself appearing in the root is a change
+    time.sleep(0.3)
+    settled = live.generation
+    for i in range(20):  # what a clone in progress looks like
+        (scratch / "clone-1" / f"d{i}").mkdir(parents=True)
+        (scratch / "clone-1" / f"d{i}" / "SKILL.md").write_text(SKILL.format(name=f"d{i}", desc="mid-clone"))
+    time.sleep(0.6)
+    assert live.generation == settled
+    (tmp_path / "skills" / "skills-lock.json").write_text("{}")
+    assert wait_for(lambda: live.generation > settled)
+    assert live.current.names == ("a",)
