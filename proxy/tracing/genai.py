@@ -121,7 +121,9 @@ def input_attributes(conversation: Conversation) -> dict[str, str]:
 
 
 def _message(turn: Turn) -> dict[str, Any]:
-    return {"role": turn.role, "parts": [_part(part) for part in turn.parts]}
+    """A turn's parts; a tool turn's text is its result's, already in the result part."""
+    parts = [part for part in turn.parts if not (turn.role == "tool" and isinstance(part, TextPart))]
+    return {"role": turn.role, "parts": [_part(part) for part in parts]}
 
 
 def _part(part: Any) -> dict[str, Any]:
