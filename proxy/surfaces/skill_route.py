@@ -171,8 +171,7 @@ class SkillRoute:
     async def send(self, request: Request, body: dict[str, Any]) -> UpstreamResponse:
         """Sent to the upstream serving the body's model (a skill's model, when one was allowed)."""
         upstream = self.forwarder.upstreams.for_model(body.get("model"))
-        call = request_trace(request.scope).chat_call(self.surface.name, upstream, body,
-                                                      lambda: self.surface.conversation(body))
+        call = request_trace(request.scope).chat_call(self.surface, upstream, body)
         try:
             answer = await self.forwarder.send(request, self.surface.upstream_path, json_bytes(body), False, upstream,
                                                self.surface.native, call.upstream_headers)

@@ -27,7 +27,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -50,7 +50,7 @@ from proxy.tracing.traced_answer import AnswerTap, TracedAnswer
 
 if TYPE_CHECKING:
     from proxy.core.tools.rounds import ToolOutcome, ToolRunner
-    from proxy.core.turns.conversation import Conversation
+    from proxy.surfaces.surface import Surface
     from proxy.upstream.client import Upstream, UpstreamResponse
 
 SCOPE = "skillproxy"
@@ -163,20 +163,19 @@ class LiveTrace(RequestTrace):
     def preprocessing(self) -> PreprocessStep:
         return PreprocessSpan(self._tracing.tracer, self._context)
 
-    def chat_call(self, surface: str, upstream: Upstream, body: Mapping[str, Any],
-                  conversation: Callable[[], Conversation]) -> ChatCall:
+    def chat_call(self, surface: Surface, upstream: Upstream, body: dict[str, Any]) -> ChatCall:
         tracing = self._tracing
         attributes = genai.request_attributes(body)
-        attributes[genai.PROVIDER] = tracing.provider_name(upstream, surface)
+        attributes[genai.PROVIDER] = tracing.provider_name(upstream, surface.name)
         attributes.update(_server_address(upstream.base_url))
         attributes["skillproxy.upstream"] = upstream.name
         if tracing.config.capture_content:
-            attributes.update(_captured_input(conversation))
+            attributes.update(_captured_input(surface, body))
         model = attributes.get(genai.REQUEST_MODEL)
         span = tracing.tracer.start_span(f"chat {model}" if model else "chat", context=self._context,
                                          kind=SpanKind.CLIENT, attributes=attributes)
         headers = tracing.headers_for(set_span_in_context(span, self._context))
-        return ChatSpan(span, headers, surface, tracing.config.capture_content)
+        return ChatSpan(span, headers, surface.name, tracing.config.capture_content)
 
     def tool_runner(self, runner: ToolRunner) -> ToolRunner:
         return TracedTools(runner, self._tracing.tracer, self._context, self._tracing.config.capture_content)
@@ -257,9 +256,10 @@ class TracedTools:
         return outcome
 
 
-def _captured_input(conversation: Callable[[], Conversation]) -> dict[str, str]:
+def _captured_input(surface: Surface, body: dict[str, Any]) -> dict[str, str]:
+    """The conversation as the upstream gets it (tool rounds included), read from the body sent."""
     try:
-        return genai.input_attributes(conversation())
+        return genai.input_attributes(surface.conversation(body))
     except Exception:  # noqa: BLE001 - a body the surface cannot read again goes without its text in the span
         return {}
 

@@ -18,15 +18,15 @@ from __future__ import annotations
 
 import importlib.util
 import os
-from collections.abc import Callable, Mapping, MutableMapping
+from collections.abc import Mapping, MutableMapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 from proxy.tracing.config import TracingConfig
 
 if TYPE_CHECKING:
     from proxy.core.tools.rounds import ToolRunner
-    from proxy.core.turns.conversation import Conversation
     from proxy.request_record import RequestRecord
+    from proxy.surfaces.surface import Surface
     from proxy.upstream.client import Upstream, UpstreamResponse
 
 TRACE_KEY = "skillproxy.trace"  # where a live trace sits in the ASGI scope
@@ -71,9 +71,8 @@ class RequestTrace:
     def preprocessing(self) -> PreprocessStep:
         return NO_STEP
 
-    def chat_call(self, surface: str, upstream: Upstream, body: Mapping[str, Any],
-                  conversation: Callable[[], Conversation]) -> ChatCall:
-        """A chat request about to go upstream; `conversation` reads its body, called only to capture it."""
+    def chat_call(self, surface: Surface, upstream: Upstream, body: dict[str, Any]) -> ChatCall:
+        """A chat request about to go upstream on `surface` (which reads the body again only to capture it)."""
         return NO_CALL
 
     def tool_runner(self, runner: ToolRunner) -> ToolRunner:

@@ -426,6 +426,7 @@ def _answers(url: str) -> bool:
 OFF_CHECK = """
 import json, sys, httpx
 from proxy.app import create_app
+from proxy.settings import load_settings
 from tests.integration.engines import MarkerEngine
 from tests.integration.fake_upstream import FakeUpstream
 from tests.integration.servers import ServerThread

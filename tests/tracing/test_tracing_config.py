@@ -64,7 +64,7 @@ def test_off_starts_nothing_and_every_request_has_the_no_op_trace(monkeypatch):
     monkeypatch.setenv("OTEL_SDK_DISABLED", "true")
     assert start_tracing(TracingConfig(enabled=True, exporter="none")) is None
     assert trace_of({}) is NO_TRACE
-    call = NO_TRACE.chat_call("chat_completions", None, {}, lambda: None)
+    call = NO_TRACE.chat_call(None, None, {})
     assert call.upstream_headers == () and call.answered("answer") == "answer"
     runner = object()
     assert NO_TRACE.tool_runner(runner) is runner and NO_TRACE.upstream_headers() == ()
