@@ -44,7 +44,7 @@ from proxy.inspect.routes import register as register_inspect_page
 from proxy.metrics import Metrics
 from proxy.middleware import OPEN_PATHS, DisconnectWatch, RequestContext, RequestObserver
 from proxy.relay.body_model import upstream_for_body
-from proxy.relay.forwarding import Forwarder
+from proxy.relay.forwarding import Forwarder, with_trace_headers
 from proxy.request_body import CHAT_REQUEST_DOC
 from proxy.request_record import request_id_of, request_record
 from proxy.settings import Settings
@@ -61,7 +61,7 @@ from proxy.surfaces.responses_surface import RESPONSES_ERRORS
 from proxy.surfaces.skill_route import SkillRoute
 from proxy.surfaces.surface import Surface
 from proxy.surfaces.token_count import TokenCount
-from proxy.tracing.request_trace import Tracing, start_tracing
+from proxy.tracing.request_trace import Tracing, request_trace, start_tracing
 from proxy.upstream.client import Upstream, UpstreamResponse
 from proxy.upstream.upstreams import Upstreams
 
@@ -185,9 +185,10 @@ class _Routes:
 
     async def models(self, request: Request) -> Response:
         """`GET /v1/models` with several upstreams: their lists merged, each model id once."""
+        headers = with_trace_headers(list(request.headers.items()), request_trace(request.scope).upstream_headers())
         async with DisconnectWatch(request.receive) as watch:
             body, answered = await watch.guard(self.upstreams.model_list(
-                list(request.headers.items()), request_id_of(request.scope), request.url.query))
+                headers, request_id_of(request.scope), request.url.query))
         request_record(request.scope).upstream = ",".join(answered)
         return JSONResponse(body)
 

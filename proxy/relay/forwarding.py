@@ -97,7 +97,9 @@ class Forwarder:
 
 
 def with_trace_headers(headers: list[tuple[str, str]], trace_headers: TraceHeaders) -> list[tuple[str, str]]:
-    """`headers` with the client's trace context (if any) replaced by `trace_headers`."""
+    """`headers` with the client's trace context (if any) replaced by `trace_headers` (none: as they are)."""
+    if not trace_headers:
+        return headers
     names = {name for name, _ in trace_headers}
     return [(k, v) for k, v in headers if k.lower() not in names] + list(trace_headers)
 

@@ -54,7 +54,7 @@ if TYPE_CHECKING:
     from proxy.upstream.client import Upstream, UpstreamResponse
 
 SCOPE = "skillproxy"
-FIXED_ROUTES = frozenset({"/healthz", "/readyz", "/metrics"})
+FIXED_ROUTES = frozenset({"/healthz", "/readyz", "/metrics", "/v1/models"})
 ROUTE_PREFIXES = ("/v1/", "/api/", "/_skillproxy/")  # a path under one: named by the prefix (bounded names)
 TRACE_HEADERS = (b"traceparent", b"tracestate")
 # The request record's fields the preprocess span carries, under `skillproxy.`: the `request` log line's names.

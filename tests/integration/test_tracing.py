@@ -26,6 +26,7 @@ from opentelemetry.trace import SpanKind
 
 from proxy.tracing.config import TracingConfig
 from proxy.tracing.request_trace import start_tracing
+from proxy.upstream.config import UpstreamConfig
 from tests.conftest import REPO
 
 from .anthropic_upstream import AnthropicUpstream
@@ -228,8 +229,18 @@ def test_a_forwarded_request_carries_the_server_spans_context(traced, upstream):
     run = traced()
     response = httpx.get(run.proxy.base_url + "/models", headers={"traceparent": TRACEPARENT})
     assert response.status_code == 200
-    server = run.one("GET /v1/{path}")
+    server = run.one("GET /v1/models")
     assert upstream.last().header("traceparent") == f"00-{CLIENT_TRACE}-{hex_id(server.context.span_id, 16)}-01"
+
+
+def test_a_merged_model_list_asks_every_upstream_in_the_servers_trace(traced, upstream):
+    both = (UpstreamConfig("first", upstream.url + "/v1", ("a*",)), UpstreamConfig("second", upstream.url + "/v1",
+                                                                                    ("*",)))
+    run = traced(settings={"upstreams": both})
+    assert httpx.get(run.proxy.base_url + "/models", headers={"traceparent": TRACEPARENT}).status_code == 200
+    server = run.one("GET /v1/models")
+    sent = [r.header("traceparent") for r in upstream.received if r.path == "/v1/models"]
+    assert sent == [f"00-{CLIENT_TRACE}-{hex_id(server.context.span_id, 16)}-01"] * 2
 
 
 def test_without_tracing_the_clients_traceparent_goes_upstream_untouched(start_proxy, upstream):
