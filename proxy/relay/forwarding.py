@@ -55,9 +55,7 @@ class Forwarder:
         url = (upstream.native_url_for if native else upstream.url_for)(path, request.url.query)
         record = request_record(request.scope)
         headers = upstream.request_headers([(k, v) for k, v in request.headers.items()], record.request_id, keep_length)
-        trace_headers = trace_headers or request_trace(request.scope).upstream_headers()
-        if trace_headers:
-            headers = with_trace_headers(headers, trace_headers)
+        headers = with_trace_headers(headers, trace_headers or request_trace(request.scope).upstream_headers())
         record.upstream = upstream.name
         try:
             content = await _replayable(request, content)

@@ -59,11 +59,13 @@ ROUTE_PREFIXES = ("/v1/", "/api/", "/_skillproxy/")  # a path under one: named b
 TRACE_HEADERS = (b"traceparent", b"tracestate")
 # The request record's fields the preprocess span carries, under `skillproxy.`: the `request` log line's names.
 DECISION_FIELDS = ("mode", "selected", "scores", "rejected_best", "route", "injection_chars", "injection_sha256",
-                   "fallback", "preprocess_ms", "upstream_model")
-SUMMARY_FIELDS = ("surface", "model", "stream", "upstream", "tool_mode", "tool_rounds", "tool_calls")
+                   "fallback", "preprocess_ms")
+SUMMARY_FIELDS = ("surface", "model", "stream", "upstream", "upstream_model", "tool_mode", "tool_rounds", "tool_calls")
 
 
 class OtelTracing:
+    """The app's tracer provider and exporter; `middleware` gives each request its trace."""
+
     def __init__(self, config: TracingConfig, exporter: SpanExporter | None = None) -> None:
         self.config = config
         self.provider = TracerProvider(resource=_resource(config))
