@@ -73,6 +73,11 @@ def merged_tracing(earlier: Any, later: Any) -> Any:
     return {**_as_mapping(earlier), **_as_mapping(later)}
 
 
+def tracing_on(config: TracingConfig, env: Mapping[str, str]) -> bool:
+    """`enabled`, unless OpenTelemetry's own `OTEL_SDK_DISABLED=true` says no."""
+    return config.enabled and env.get("OTEL_SDK_DISABLED", "").strip().lower() != "true"
+
+
 def otlp_endpoint(config: TracingConfig, env: Mapping[str, str]) -> str | None:
     """The URL to give the OTLP exporter; None when the SDK should find it (in the environment, or its default)."""
     if config.endpoint is None or any(env.get(name) for name in ENDPOINT_VARIABLES):

@@ -21,7 +21,7 @@ import os
 from collections.abc import Mapping, MutableMapping
 from typing import TYPE_CHECKING, Any, Protocol
 
-from proxy.tracing.config import TracingConfig
+from proxy.tracing.config import TracingConfig, tracing_on
 
 if TYPE_CHECKING:
     from proxy.core.tools.rounds import ToolRunner
@@ -106,7 +106,7 @@ def start_tracing(config: TracingConfig, exporter: Any = None) -> Tracing | None
     """The app's tracing, or None when it is off (`enabled: false`, or `OTEL_SDK_DISABLED=true`).
 
     `exporter` (an SDK SpanExporter) replaces the configured one and gets each span as it ends (tests)."""
-    if not config.enabled or os.environ.get("OTEL_SDK_DISABLED", "").strip().lower() == "true":
+    if not tracing_on(config, os.environ):
         return None
     missing_extra(config)
     from proxy.tracing.otel import OtelTracing  # the only import of OpenTelemetry's SDK, and only here

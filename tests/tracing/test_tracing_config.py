@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import io
+
 import pytest
 
+from proxy.cli.serve_cmd import print_banner
 from proxy.settings import Settings, SettingsError, load_settings
 from proxy.tracing import request_trace
 from proxy.tracing.config import TracingConfig, export_target, otlp_endpoint, parse_tracing
@@ -82,3 +85,20 @@ def test_tracing_on_without_the_extra_says_how_to_install_it(monkeypatch):
         missing_extra(TracingConfig(enabled=True))
     with pytest.raises(SettingsError, match="skillproxy\\[otel\\]"):
         start_tracing(TracingConfig(enabled=True))
+
+
+def test_the_banner_says_where_spans_go_and_nothing_when_tracing_is_off(monkeypatch):
+    monkeypatch.delenv("OTEL_EXPORTER_OTLP_ENDPOINT", raising=False)
+    monkeypatch.delenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", raising=False)
+    monkeypatch.delenv("OTEL_SDK_DISABLED", raising=False)
+
+    def banner(tracing: TracingConfig) -> str:
+        out = io.StringIO()
+        print_banner(Settings(tracing=tracing), {}, out)
+        return out.getvalue()
+
+    on = TracingConfig(enabled=True, endpoint="http://collector:4318", capture_content=True)
+    assert "traces:   OTLP/HTTP to http://collector:4318/v1/traces, with prompt and answer text" in banner(on)
+    assert "traces:" not in banner(TracingConfig())
+    monkeypatch.setenv("OTEL_SDK_DISABLED", "true")
+    assert "traces:" not in banner(on)
