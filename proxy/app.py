@@ -11,7 +11,8 @@ set; with several upstreams, `GET /v1/models` merges their lists (see
 `proxy.upstream.upstreams`); `/healthz` and `/readyz` (each upstream); `/metrics` (see
 `proxy.metrics`, fed by the request observers and the catalog watcher); the
 inspect page under `/_skillproxy/` (`proxy.inspect`); an OpenAI-shaped 404
-elsewhere.
+elsewhere. With `tracing:` on, a span around each request (`proxy.tracing`);
+off, no part of it is added.
 
 Errors: a route raises a `ProxyError` and `proxy.middleware` renders it. Two are rendered
 here: the framework's own (a method no route takes, such as TRACE), put into the path's
@@ -43,7 +44,7 @@ from proxy.inspect.routes import register as register_inspect_page
 from proxy.metrics import Metrics
 from proxy.middleware import OPEN_PATHS, DisconnectWatch, RequestContext, RequestObserver
 from proxy.relay.body_model import upstream_for_body
-from proxy.relay.forwarding import Forwarder
+from proxy.relay.forwarding import Forwarder, with_trace_headers
 from proxy.request_body import CHAT_REQUEST_DOC
 from proxy.request_record import request_id_of, request_record
 from proxy.settings import Settings
@@ -60,14 +61,17 @@ from proxy.surfaces.responses_surface import RESPONSES_ERRORS
 from proxy.surfaces.skill_route import SkillRoute
 from proxy.surfaces.surface import Surface
 from proxy.surfaces.token_count import TokenCount
+from proxy.tracing.request_trace import Tracing, request_trace, start_tracing
 from proxy.upstream.client import Upstream, UpstreamResponse
 from proxy.upstream.upstreams import Upstreams
 
 
 def create_app(settings: Settings, engine: ChatPreprocessor, upstream: Upstream | None = None,
-               observers: tuple[RequestObserver, ...] = ()) -> FastAPI:
+               observers: tuple[RequestObserver, ...] = (), tracing: Tracing | None = None) -> FastAPI:
+    """`tracing` replaces the one `settings.tracing` would start (tests give one with an in-memory exporter)."""
     upstreams = Upstreams(settings, single=upstream)
     metrics = Metrics.for_engine(engine)
+    tracing = tracing or start_tracing(settings.tracing)  # None while tracing is off: nothing of it runs
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -78,7 +82,11 @@ def create_app(settings: Settings, engine: ChatPreprocessor, upstream: Upstream 
             try:
                 await upstreams.aclose()
             finally:
-                await asyncio.to_thread(engine.close)  # may wait for the watcher and for queued state writes
+                try:
+                    await asyncio.to_thread(engine.close)  # may wait for the watcher and for queued state writes
+                finally:
+                    if tracing is not None:
+                        await asyncio.to_thread(tracing.shutdown)  # sends the spans still queued
 
     app = FastAPI(title="skillproxy", docs_url=None, redoc_url=None, openapi_url=None, lifespan=lifespan,
                   exception_handlers={HTTPException: _framework_error})
@@ -89,6 +97,8 @@ def create_app(settings: Settings, engine: ChatPreprocessor, upstream: Upstream 
     app.add_middleware(FastPath, routes=chat_posts)  # added first: inside RequestContext
     app.add_middleware(RequestContext, api_keys=settings.api_keys, observers=(metrics.observe, *observers),
                        open_paths=OPEN_PATHS | PAGE_PATHS, error_shape_for=error_shape_for)
+    if tracing is not None:  # outermost: its server span holds everything, error rendering included
+        app.add_middleware(tracing.middleware, routes=chat_posts)
     forwarder = Forwarder(upstreams)
     proxy = _Routes(settings, forwarder)
     app.add_api_route("/healthz", proxy.healthz, methods=["GET"])
@@ -175,9 +185,10 @@ class _Routes:
 
     async def models(self, request: Request) -> Response:
         """`GET /v1/models` with several upstreams: their lists merged, each model id once."""
+        headers = with_trace_headers(list(request.headers.items()), request_trace(request.scope).upstream_headers())
         async with DisconnectWatch(request.receive) as watch:
             body, answered = await watch.guard(self.upstreams.model_list(
-                list(request.headers.items()), request_id_of(request.scope), request.url.query))
+                headers, request_id_of(request.scope), request.url.query))
         request_record(request.scope).upstream = ",".join(answered)
         return JSONResponse(body)
 

@@ -19,6 +19,7 @@ import yaml
 
 from proxy.core.tools.tool_mode import ToolMode
 from proxy.core.turns.modes import SkillsIndexMode
+from proxy.tracing.config import TracingConfig, merged_tracing, parse_tracing
 from proxy.upstream.config import UpstreamConfig, parse_upstreams
 
 ENV_PREFIX = "SKILLPROXY_"
@@ -76,6 +77,8 @@ class Settings:
     log_file: str | None = None
     log_events: bool = False  # the step events (prompt_route, upstream_request, ...) besides the request line
     inspect_history: int = 200
+    # OpenTelemetry traces (proxy/tracing): off unless enabled; parsed here once (see proxy.tracing.config).
+    tracing: TracingConfig = field(default_factory=TracingConfig)
 
     def replace(self, **changes: Any) -> Settings:
         return dataclasses.replace(self, **changes)
@@ -98,7 +101,10 @@ def load_settings(
     env = os.environ if env is None else env
     values: dict[str, Any] = {}
     values.update(_read_config_file(_config_path(config_path, env)))
-    values.update(_read_env(env))
+    from_env = _read_env(env)
+    if "tracing" in from_env:  # SKILLPROXY_TRACING=1 turns on the tracing the file configured
+        from_env["tracing"] = merged_tracing(values.get("tracing"), from_env["tracing"])
+    values.update(from_env)
     values.update({k: v for k, v in (overrides or {}).items() if v is not None})
     return _build(values, env)
 
@@ -137,7 +143,9 @@ def _read_env(env: Mapping[str, str]) -> dict[str, Any]:
         key, _, sub = name[len(ENV_PREFIX):].lower().partition("__")
         _check_key(key, f"(environment variable {name})")
         value = _parse_env_value(key, raw)
-        if sub:
+        if sub and key == "tracing":  # SKILLPROXY_TRACING=1 beside SKILLPROXY_TRACING__ENDPOINT=...
+            value = merged_tracing(values.get(key), {sub: value})
+        elif sub:
             nested = dict(values.get(key) or {})
             nested[sub] = value
             value = nested
@@ -178,7 +186,12 @@ def _kind(key: str) -> str:
 
 
 def _build(values: Mapping[str, Any], env: Mapping[str, str]) -> Settings:
-    coerced = {key: _coerce(key, value) for key, value in values.items()}
+    coerced = {key: _coerce(key, value) for key, value in values.items() if key != "tracing"}
+    if "tracing" in values:
+        try:
+            coerced["tracing"] = parse_tracing(values["tracing"])
+        except ValueError as exc:
+            raise SettingsError(f"configuration key 'tracing': {exc}") from None
     if "upstreams" in coerced:
         try:
             coerced["upstreams"] = parse_upstreams(coerced["upstreams"], env)

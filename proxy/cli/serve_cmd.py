@@ -13,6 +13,8 @@ from typing import IO, Any
 
 from proxy.core.tools.tool_mode import ToolMode
 from proxy.settings import LOG_FORMATS, TOOL_MODES, Settings, SettingsError, load_settings
+from proxy.tracing.config import export_target, tracing_on
+from proxy.tracing.request_trace import missing_extra
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -45,6 +47,8 @@ def run(args: argparse.Namespace) -> int:
         settings = load_settings(args.config, overrides=_overrides(args))
         if args.workers < 1:
             raise SettingsError(f"--workers: expected 1 or more worker processes, got {args.workers}")
+        if tracing_on(settings.tracing, os.environ):
+            missing_extra(settings.tracing)  # said now, not as a traceback from each worker
     except SettingsError as exc:
         print(f"skillproxy: {exc}", file=sys.stderr)
         return 2
@@ -95,6 +99,9 @@ def print_banner(settings: Settings, summary: dict[str, Any], out: IO[str], work
         lines.insert(-1, f"  workers:  {workers} processes")
     if settings.api_keys:
         lines.append("  auth:     clients must send Authorization: Bearer <one of api_keys>")
+    if tracing_on(settings.tracing, os.environ):
+        lines.append(f"  traces:   {export_target(settings.tracing, os.environ)}"
+                     + (", with prompt and answer text" if settings.tracing.capture_content else ""))
     print("\n".join(lines), file=out, flush=True)
 
 

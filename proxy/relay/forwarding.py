@@ -4,7 +4,9 @@ What lives here: `Forwarder.send` (the upstream URL and headers for a client
 request, to the upstream the caller chose or the default one; a passthrough
 body of a declared length up to 1 MiB is read first, so that a request meeting
 a keep-alive connection the upstream closed can be sent again; the upstream's
-name and time are noted for the request log), `Forwarder.respond` (an error
+name and time are noted for the request log; with tracing on, the request's
+trace context goes upstream as `traceparent` instead of the client's),
+`Forwarder.respond` (an error
 answer in the surface's error shape, OpenAI's by default; a chat completion
 that is not an event stream read whole first, so that an answer that breaks
 off, stalls past `read_timeout` or is not JSON at all becomes a 502/504 the
@@ -30,6 +32,7 @@ from proxy.relay.relay_response import RelayResponse
 from proxy.relay.streaming import relay, stream_headers
 from proxy.request_body import capped_stream, check_declared_length
 from proxy.request_record import request_record
+from proxy.tracing.request_trace import TraceHeaders, request_trace
 from proxy.upstream.client import Upstream, UpstreamResponse
 from proxy.upstream.upstreams import Upstreams
 
@@ -41,14 +44,18 @@ class Forwarder:
         self.upstreams = upstreams
 
     async def send(self, request: Request, path: str, content: Any, keep_length: bool,
-                   upstream: Upstream | None = None, native: bool = False) -> UpstreamResponse:
+                   upstream: Upstream | None = None, native: bool = False,
+                   trace_headers: TraceHeaders = ()) -> UpstreamResponse:
         """Send to `upstream` (the default one when None); the request's record notes which one.
 
-        `native`: `path` is under the server's own root (Ollama's `/api/...`), not its OpenAI base."""
+        `native`: `path` is under the server's own root (Ollama's `/api/...`), not its OpenAI base.
+        `trace_headers`: the trace context to send instead of the client's (by default, with tracing on, the
+        request's own span's)."""
         upstream = upstream or self.upstreams.default
         url = (upstream.native_url_for if native else upstream.url_for)(path, request.url.query)
         record = request_record(request.scope)
         headers = upstream.request_headers([(k, v) for k, v in request.headers.items()], record.request_id, keep_length)
+        headers = with_trace_headers(headers, trace_headers or request_trace(request.scope).upstream_headers())
         record.upstream = upstream.name
         try:
             content = await _replayable(request, content)
@@ -85,6 +92,14 @@ class Forwarder:
         if whole_json and not answer.is_event_stream:
             return _completion_response(answer, await answer.read_and_close(watch.guard))
         return streaming_response(answer, relay(answer, errors), BackgroundTask(answer.aclose))
+
+
+def with_trace_headers(headers: list[tuple[str, str]], trace_headers: TraceHeaders) -> list[tuple[str, str]]:
+    """`headers` with the client's trace context (if any) replaced by `trace_headers` (none: as they are)."""
+    if not trace_headers:
+        return headers
+    names = {name for name, _ in trace_headers}
+    return [(k, v) for k, v in headers if k.lower() not in names] + list(trace_headers)
 
 
 def _is_chat_completion(answer: UpstreamResponse) -> bool:

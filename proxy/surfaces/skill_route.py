@@ -45,6 +45,7 @@ from proxy.request_record import RequestRecord, request_record
 from proxy.settings import Settings
 from proxy.surfaces.surface import Surface
 from proxy.tool_loop import ToolLoop
+from proxy.tracing.request_trace import NO_TRACE, RequestTrace, request_trace
 from proxy.upstream.client import UpstreamResponse
 
 log = structlog.get_logger("proxy.chat")
@@ -71,8 +72,9 @@ class SkillRoute:
         record.surface = self.surface.name
         record.model, record.stream = loggable_model(body.get("model")), self.surface.streams(body)
         options = self.options_for(request, body)
+        trace = request_trace(request.scope)
         async with DisconnectWatch(request.receive) as watch:
-            result = await self.preprocess(body, options, record, watch)
+            result = await self.preprocess(body, options, record, watch, trace)
             forwarded, tools = self.with_skill_tools(self.rewritten(body, result, record), options)
             record.tool_mode, record.skill_tools = options.tool_mode, tools is not None
             answer = await watch.guard(self.send(request, forwarded))
@@ -81,7 +83,8 @@ class SkillRoute:
                     answer, watch, self.surface.errors, whole_json=not self.surface.is_stream(answer)))
             if answer.status >= 400:
                 return await self._answer_refusal(request, body, options, answer, watch)
-            loop = ToolLoop(ToolRounds(tools[0], tools[1], self.settings.max_tool_rounds, _call_id), forwarded,
+            rounds = ToolRounds(trace.tool_runner(tools[0]), tools[1], self.settings.max_tool_rounds, _call_id)
+            loop = ToolLoop(rounds, forwarded,
                             lambda next_body: self.send(request, next_body), answer.base_url,
                             self._finisher(result, record), self.surface.tool_loop, self.surface.errors)
             if record.stream and self.surface.is_stream(answer):
@@ -101,16 +104,18 @@ class SkillRoute:
         return replace(options, tool_mode=tool_mode)
 
     async def preprocess(self, body: dict[str, Any], options: RequestOptions, record: RequestRecord,
-                         watch: DisconnectWatch) -> Preprocessed:
+                         watch: DisconnectWatch, trace: RequestTrace = NO_TRACE) -> Preprocessed:
         conversation = self.surface.conversation(body)
-        if options.skills_mode == SkillsMode.OFF:
-            result = Preprocessed(conversation, TurnMode.PASSTHROUGH, SkillsMode.OFF)
-        else:
-            result = await watch.guard(run_preprocessor(self.engine, conversation, self.settings.scan_timeout,
-                                                        options, record, self.pace))
-        log_decision_events(result)
-        record.mode, record.selected, record.route = result.mode, list(result.selected), result.route_header
-        _note_decision(record, result)
+        with trace.preprocessing() as step:
+            if options.skills_mode == SkillsMode.OFF:
+                result = Preprocessed(conversation, TurnMode.PASSTHROUGH, SkillsMode.OFF)
+            else:
+                result = await watch.guard(run_preprocessor(self.engine, conversation, self.settings.scan_timeout,
+                                                            options, record, self.pace))
+            log_decision_events(result)
+            record.mode, record.selected, record.route = result.mode, list(result.selected), result.route_header
+            _note_decision(record, result)
+            step.decided(record)
         record.response_headers[ROUTE_HEADER] = result.route_header  # on an error answer from here on too
         record.chat_turn = chat_turn(conversation, result)  # references only, for the inspect page
         return result
@@ -147,7 +152,8 @@ class SkillRoute:
                     message=raw[:300].decode("utf-8", "replace"), now_using=ToolMode.INLINE)
         record = request_record(request.scope)
         record.tool_mode = ToolMode.INLINE
-        result = await self.preprocess(body, replace(options, tool_mode=ToolMode.INLINE), record, watch)
+        result = await self.preprocess(body, replace(options, tool_mode=ToolMode.INLINE), record, watch,
+                                       request_trace(request.scope))
         retry = await watch.guard(self.send(request, self.rewritten(body, result, record)))
         return self.answered(result, await self.forwarder.respond(retry, watch, self.surface.errors,
                                                                   whole_json=not self.surface.is_stream(retry)))
@@ -165,8 +171,14 @@ class SkillRoute:
     async def send(self, request: Request, body: dict[str, Any]) -> UpstreamResponse:
         """Sent to the upstream serving the body's model (a skill's model, when one was allowed)."""
         upstream = self.forwarder.upstreams.for_model(body.get("model"))
-        return await self.forwarder.send(request, self.surface.upstream_path, json_bytes(body), False, upstream,
-                                         self.surface.native)
+        call = request_trace(request.scope).chat_call(self.surface, upstream, body)
+        try:
+            answer = await self.forwarder.send(request, self.surface.upstream_path, json_bytes(body), False, upstream,
+                                               self.surface.native, call.upstream_headers)
+        except BaseException as error:
+            call.failed(error)
+            raise
+        return call.answered(answer)
 
 
 def _note_decision(record: RequestRecord, result: Preprocessed) -> None:

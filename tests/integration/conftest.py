@@ -1,7 +1,7 @@
 """Integration fixtures: a real fake upstream and the real proxy, each under uvicorn on 127.0.0.1:0.
 
 `upstream` is the fake upstream (see fake_upstream.py), cleared for each test.
-`start_proxy(engine=..., observers=..., **settings)` starts a proxy in front of it; `proxy` is
+`start_proxy(engine=..., observers=..., tracing=..., **settings)` starts a proxy in front of it; `proxy` is
 one with the marker engine, `running` one with the real engine on skills/. `logs` reads the JSON
 log lines the proxy wrote. `redis_server` is a real redis-server without a password.
 
@@ -117,13 +117,15 @@ def logs() -> Iterator[LogCapture]:
 def start_proxy(upstream: FakeUpstream, logs: LogCapture) -> Iterator[Callable[..., RunningProxy]]:
     with ExitStack() as stack:
 
-        def start(engine: Any = None, observers: tuple[Any, ...] = (), **overrides: Any) -> RunningProxy:
+        def start(engine: Any = None, observers: tuple[Any, ...] = (), tracing: Any = None,
+                  **overrides: Any) -> RunningProxy:
             base = {"upstream": upstream.url + "/v1", "roots": (), "connect_timeout": 1.0, "read_timeout": 5.0,
                     "log_format": "json", "log_events": True}  # the tests read the step events too
             settings = Settings(**{**base, **overrides})
             configure_logging(settings, stream=logs)
             engine = engine or MarkerEngine()
-            server = stack.enter_context(ServerThread(create_app(settings, engine, observers=observers)))
+            server = stack.enter_context(ServerThread(create_app(settings, engine, observers=observers,
+                                                                 tracing=tracing)))
             return RunningProxy(server.url, settings, engine)
 
         yield start
