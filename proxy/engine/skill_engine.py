@@ -156,7 +156,10 @@ class SkillEngine:
 
     def _build_context(self, catalog: Catalog) -> SkillContext:
         enabled = catalog.scoped(self.scope)
-        return SkillContext(enabled, self._router_factory(enabled.skills))
+        router = self._router_factory(enabled.skills)
+        if isinstance(router, SkillRouter):  # off the request path: at start and in the watcher's thread
+            router.warm()
+        return SkillContext(enabled, router)
 
     def _on_catalog_change(self, old: Catalog, new: Catalog) -> None:
         self._context = self._build_context(new)

@@ -189,6 +189,12 @@ class SkillRouter:
     def index(self) -> RoutingIndex:
         return self._index
 
+    def warm(self) -> SkillRouter:
+        """Build now what the index otherwise builds on the first message that needs it (the loanword
+        table, for the first Katakana or Hangul message: 0.1-1 s), so no request pays for it."""
+        _ = self._index.loanwords
+        return self
+
     def _rank(self, text: str, limit: int) -> tuple[tuple[RouteCandidate, ...], tuple[QueryTerm, ...]]:
         index = self._index
         capped = cap_text(text)

@@ -183,3 +183,11 @@ def test_native_korean_words_are_rarely_heard_in_a_real_catalog() -> None:
     index = build_index(load_catalog(corpus_roots()).skills)
     heard = [w for w in NATIVE_KOREAN if find_loanwords(w, index.loanwords)]
     assert len(heard) <= 2, heard
+
+
+def test_warming_a_router_builds_the_loanword_table_before_any_message() -> None:
+    from proxy.core.routing.router import SkillRouter
+
+    router = SkillRouter(SKILLS)
+    assert "loanwords" not in vars(router.index)
+    assert router.warm() is router and "loanwords" in vars(router.index)
