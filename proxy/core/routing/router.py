@@ -24,6 +24,7 @@ from proxy.core.routing.evidence import Evidence, Query, evidence, name_mentions
 from proxy.core.routing.query import QueryTerm, cap_text, split_query_terms, warm_lexicon
 from proxy.core.routing.request_focus import request_focus
 from proxy.core.routing.term_index import RoutingIndex, SkillMatches, build_index
+from proxy.core.routing.terms import FIELD_BITS
 from proxy.core.routing.tokens import FOREIGN_STOPWORDS, STOPWORDS, SplitText, split_text
 
 Confidence = Literal["high", "medium", "low"]
@@ -154,6 +155,9 @@ def _score(i: int, found: Evidence, bonus: float, term_set: frozenset[str], inde
         raw *= 1 - EXCLUSION_PENALTY * min(1.0, len(excluded) / 3)
         suffix = (f"penalty:description_excludes={','.join(excluded)}",)
     score = min(100, round(100 * (1 - math.exp(-raw / SCALE)) + bonus))
+    if score >= HIGH and not bonus and not _heads(found.terms, features.matches.where):
+        score = HIGH - 1
+        suffix = (*suffix, "penalty:matched_only_the_body")
     if scene and not named and found.terms and scene.issuperset(found.terms):
         score = min(score, MEDIUM - 1) if turned else round(score * SCENE_ONLY_SHARE)
         suffix = (*suffix, "penalty:matched_only_the_scene")
@@ -166,6 +170,15 @@ def _reads(split: SplitText, terms: set[str], postings: Mapping[str, object]) ->
     if any(term in postings for term in terms):  # not set.isdisjoint: that walks the whole mapping
         return True
     return any(w in STOPWORDS or w in FOREIGN_STOPWORDS for w in split.words)
+
+
+_HEAD_BITS = sum(FIELD_BITS[name] for name in ("name", "folder", "tags", "description", "referred", "use_when"))
+
+
+def _heads(terms: Sequence[str], where: Mapping[str, int]) -> bool:
+    """A matched term is in what the skill says of itself (name, tags, description, when to use), not
+    only in its body."""
+    return any(where.get(term, 0) & _HEAD_BITS for term in terms)
 
 
 def select(ranked: Sequence[RouteCandidate], max_selected: int = MAX_SELECTED) -> tuple[RouteCandidate, ...]:

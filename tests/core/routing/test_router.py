@@ -229,3 +229,15 @@ def test_reasons_and_order_do_not_depend_on_the_hash_seed() -> None:
         for seed in ("1", "2", "3")
     }
     assert runs["1"] == runs["2"] == runs["3"]
+
+
+def test_a_skill_matched_only_in_its_body_is_not_a_confident_match() -> None:
+    from proxy.core.catalog.catalog import load_catalog
+
+    router = SkillRouter(load_catalog([Path(__file__).resolve().parents[3] / "skills"]).skills)
+    decision = router.route("My SQL query is slow: how do I read the EXPLAIN plan and which index should I add? "
+                            "Plan follows. Seq Scan on orders (cost=0.00..4.1 rows=1 width=8)")
+    assert names(decision.selected) == ["sql-query-tuning"]
+    body_only = next(c for c in decision.candidates if c.skill.name == "log-triage")
+    assert body_only.score == HIGH - 1 and "penalty:matched_only_the_body" in body_only.reasons
+    assert all(r.startswith("body:") for r in body_only.reasons[:-1])
