@@ -1,4 +1,8 @@
-"""Every store is read through `get_many`, once per request (one round trip to Redis), and forwards the same bytes."""
+"""Every store is read through `get_many`, once per request (one round trip to Redis), and forwards the same bytes.
+
+A request whose newest earlier user turn has no record (gone, or a history the client rewrote) reads once more:
+the exchanges of its earlier turns, kept under keys of their own (tests/core/turns/test_compaction.py).
+"""
 
 from __future__ import annotations
 
@@ -40,14 +44,26 @@ def test_a_batch_store_is_read_once_per_request_and_forwards_the_same_bytes(tmp_
     plain, batch = MemoryTurnStore(), BatchStore()
     messages = conversation()
     for store in (plain, batch):
-        for key, record in preprocess(messages[:2], context, store, config, 1.0).records:
-            store.put(key, record, 1.0)
+        for end in (2, 4):
+            for key, record in preprocess(messages[:end], context, store, config, 1.0).records:
+                store.put(key, record, 1.0)
     batch.batches.clear()
     a = preprocess(messages, context, plain, config, 2.0)
     b = preprocess(messages, context, batch, config, 2.0)
     assert json.dumps(a.messages) == json.dumps(b.messages)
     assert [e["event"] for e in a.events] == [e["event"] for e in b.events]
     assert len(batch.batches) == 1 and len(batch.batches[0]) == 3, "the three user turns, in one read"
+    assert batch.single_gets == 0
+
+
+def test_a_history_whose_newest_earlier_turn_is_unknown_reads_its_exchanges_in_one_more_batch(tmp_path):
+    context, config, batch = context_for(write_catalog(tmp_path)), PreprocessConfig(), BatchStore()
+    for key, record in preprocess(conversation()[:2], context, batch, config, 1.0).records:
+        batch.put(key, record, 1.0)
+    batch.batches.clear()
+    result = preprocess(conversation(), context, batch, config, 2.0)
+    assert [len(keys) for keys in batch.batches] == [3, 2], "the user turns, then the two earlier exchanges"
+    assert not any(e["event"] == "compaction_detected" for e in result.events)
     assert batch.single_gets == 0
 
 
