@@ -87,11 +87,13 @@ def _exchange_states(conversation: Conversation, users: Sequence[int], store: Tu
 
 
 def _dropped_skills(state: SkillsState, resume: int, shift: int) -> SkillsState:
-    """What was active, less the activations of turns still sent (replaying those brings their packets back),
-    with positions moved to today's numbering (before the first turn sent: negative)."""
+    """What was active, less the activations of turns still sent (replaying those brings their packets back,
+    so their skills are not named again either), with positions moved to today's numbering (before the first
+    turn sent: negative)."""
     dropped = tuple(ExplicitActivation(a.names, a.position - shift, a.packet_key, a.packet_chars, a.packet_sha256)
                     for a in state.explicit if a.position < resume + shift)
-    return SkillsState(resume, dropped, state.routed)
+    kept = {name for a in state.explicit if a.position >= resume + shift for name in a.names}
+    return SkillsState(resume, dropped, tuple(name for name in state.routed if name not in kept))
 
 
 def _packets(activations: Sequence[ExplicitActivation], conversation: Conversation, store: TurnRecordReader,

@@ -149,7 +149,9 @@ class ResumePoint:
         written = wire.write_turn(forwarded)
         return record.sent_as(written, forwarded.written_as(written), record.tool_mode)
 
-    def event(self, turn_index: int) -> dict[str, Any]:
+    def event(self) -> dict[str, Any]:
+        """`compaction_detected`: `resumed_at` counts the messages before the resume turn, a system prompt not
+        counted (the same on every surface, wherever its system prompt goes)."""
         return {"event": "compaction_detected", "dropped_turns": self.compaction.dropped_turns,
-                "resumed_at": turn_index, "summary": self.compaction.summary,
+                "resumed_at": self.index, "summary": self.compaction.summary,
                 "reinjected": list(self._done.reinjected), "chars": len(self._done.block)}

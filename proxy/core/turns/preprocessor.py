@@ -175,7 +175,7 @@ def _recomputed(replay: _Replay, conversation: Conversation, index: int, key: st
     record = recompute(index, turn, replay.last_full, replay.skills, not any(t.is_user for t in turns[:index]))
     if here is not None:
         record = here.placed(record, conversation.wire)
-        replay.events.append(here.event(index + _offset(conversation)))
+        replay.events.append(here.event())
     replay.records.append((key, record))
     replay.events.append({"event": "replay_recomputed", "turn_index": index + _offset(conversation),
                           "mode": record.mode})
