@@ -52,9 +52,10 @@ def find_compaction(conversation: Conversation, keys: Sequence[str], known: Mapp
                     store: TurnRecordReader | None, now: float) -> Compaction | None:
     """The compaction this request's history shows, or None (also for a held history: the upstream keeps it)."""
     turns = conversation.turns
-    users = [i for i in range(len(turns) - 1) if turns[i].is_user]
-    if store is None or conversation.chain or not users or keys[users[-1]] in known:
-        return None
+    newest_user = next((i for i in range(len(turns) - 2, -1, -1) if turns[i].is_user), None)
+    if store is None or conversation.chain or newest_user is None or keys[newest_user] in known:
+        return None  # the usual request: its newest earlier user turn has its record
+    users = [i for i in range(newest_user + 1) if turns[i].is_user]
     states = _exchange_states(conversation, users, store, now)
     newest = max(states, default=None)
     if newest is None or states[newest].position <= newest:

@@ -66,10 +66,13 @@ def reinjection(compaction: Compaction, so_far: SkillsState, catalog: Catalog, b
                      catalog)
     if not listed:
         return Reinjection()
+    names = {skill.name for skill in listed}
     chosen: list[ExplicitActivation] = []
     for activation in explicit:  # newest first: the one most likely to matter gets the budget first
         packet = compaction.packets.get(activation.packet_sha256)
-        if packet is not None and len(_block(compaction, listed, [*chosen, activation], tool_mode)) <= budget:
+        if packet is None or not names.intersection(activation.names):
+            continue  # gone from the store, or its skills are out of this request's scope now
+        if len(_block(compaction, listed, [*chosen, activation], tool_mode)) <= budget:
             chosen.append(activation)
     with_packet = {name for a in chosen for name in a.names}
     forms = tuple(f"{s.name}:{'packet' if s.name in with_packet else 'compact'}" for s in listed)

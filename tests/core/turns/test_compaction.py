@@ -23,6 +23,7 @@ from typing import Any
 
 import pytest
 
+from proxy.core.catalog.scope import SkillScope
 from proxy.core.turns.compaction import looks_like_summary
 from proxy.core.turns.conversation import Role, TextForm, TextPart, Turn
 from proxy.core.turns.preprocessor import preprocess
@@ -230,6 +231,16 @@ def test_a_summary_that_quotes_the_activation_is_not_followed_by_the_packet_agai
     [event] = events(result, "compaction_detected")
     assert "pdf-tools:packet" not in event["reinjected"]
     assert sum(text.count(PACKET) for text in texts_of(result.messages)) == 1, "the summary's own packet"
+
+
+def test_a_skill_out_of_the_requests_scope_is_not_put_back(context):
+    store = MemoryTurnStore()
+    history = converse(context, store)
+    narrowed = context.narrowed(SkillScope.of(deny=["pdf-*"]))  # X-Skills-Deny: pdf-*
+    result = run(compacted(history, 4), narrowed, store, 100.0, CONFIG)
+    [event] = events(result, "compaction_detected")
+    assert event["reinjected"] == ["sql-query-tuning:compact"]
+    assert PACKET not in texts_of(result.messages)[0]
 
 
 # ---- replay --------------------------------------------------------------------------------------------
