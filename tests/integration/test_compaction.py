@@ -20,6 +20,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+import httpx
 import openai
 import pytest
 
@@ -123,6 +124,9 @@ def test_chat_the_packet_comes_back_once_where_the_compacted_history_resumes(sta
                                            "reinjected": ["conventional-commits:packet"],
                                            "chars": resumed.index("\n\n---\n\n")}
     assert logs.wait_for("compaction_detected", dropped_turns=5)["request_id"] == request_id
+    kept = httpx.get(f"{proxy.url}/_skillproxy/api/requests/{request_id}", timeout=5).json()
+    assert kept["line"]["compaction_detected"] == line["compaction_detected"], "the inspect page's copy"
+    assert [e for e in kept["events"] if e["event"] == "compaction_detected"][0]["dropped_turns"] == 5
 
     next_id, following = chat.send([*chat.history, {"role": "user", "content": TURN_7}], "answer 7")
     assert following[: len(sent)] == sent, "the next request replays the compacted prompt byte for byte"
