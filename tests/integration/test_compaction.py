@@ -10,7 +10,8 @@ replaced by a summary, turns 4-5 kept, a new turn 6.
   `compaction_detected`; the next request replays the same bytes and puts nothing back again.
 - Anthropic Messages (Claude Code's shape: a summary in its wording, an attribution block in
   the system prompt that changes every request, the cache marker on the newest message): the same.
-- Redis: the conversation on one proxy, the compacted history on another sharing only Redis.
+- Redis: the conversation on one proxy, the compacted history on another sharing only Redis (one more
+  read for the compaction, none after it), and the next request back on the first.
 """
 
 from __future__ import annotations
@@ -126,7 +127,7 @@ def test_chat_the_packet_comes_back_once_where_the_compacted_history_resumes(sta
     assert logs.wait_for("compaction_detected", dropped_turns=5)["request_id"] == request_id
     kept = httpx.get(f"{proxy.url}/_skillproxy/api/requests/{request_id}", timeout=5).json()
     assert kept["line"]["compaction_detected"] == line["compaction_detected"], "the inspect page's copy"
-    assert [e for e in kept["events"] if e["event"] == "compaction_detected"][0]["dropped_turns"] == 5
+    assert next(e for e in kept["events"] if e["event"] == "compaction_detected")["dropped_turns"] == 5
 
     next_id, following = chat.send([*chat.history, {"role": "user", "content": TURN_7}], "answer 7")
     assert following[: len(sent)] == sent, "the next request replays the compacted prompt byte for byte"
@@ -154,10 +155,19 @@ def test_redis_the_compacted_history_on_another_proxy_finds_the_packet_there(
     chat = ChatClient(first, upstream)
     forwarded = chat.converse(TURNS)
     packet = packet_in(text_of(forwarded[1][-1]))
-    request_id, sent = ChatClient(second, upstream).send(compacted_chat(chat.history), "answer 6")
+    redis = redis_server.client()
+    redis.config_resetstat()
+    other = ChatClient(second, upstream)
+    request_id, sent = other.send(compacted_chat(chat.history), "answer 6")
     assert text_of(sent[1]).startswith(BLOCK) and packet in text_of(sent[1])
     assert request_line(logs, request_id)["compaction_detected"]["reinjected"] == ["conventional-commits:packet"]
-    assert any(b"skillproxy:turn:v1:" in key for key in redis_server.turn_keys())
+    assert redis.info("commandstats")["cmdstat_mget"]["calls"] == 2, "the records, then the dropped packet"
+    redis.config_resetstat()
+    next_id, following = ChatClient(first, upstream).send([*other.history, {"role": "user", "content": TURN_7}],
+                                                          "answer 7")
+    assert following[: len(sent)] == sent, "the first proxy replays what the second forwarded"
+    assert "compaction_detected" not in request_line(logs, next_id)
+    assert redis.info("commandstats")["cmdstat_mget"]["calls"] == 1, "a request reads its records in one command"
 
 
 # ---- Anthropic Messages -----------------------------------------------------------------------------

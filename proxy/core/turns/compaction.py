@@ -48,19 +48,49 @@ class Compaction:
     packets: Mapping[str, str]
 
 
+RECENT_EXCHANGES = 2  # the newest one was never kept when no request followed it; the one before it was
+
+
+def recent_exchanges(conversation: Conversation) -> dict[int, str]:
+    """The exchange keys of the newest earlier user turns (index: key), read with the request's records.
+
+    The newest exchange before a compaction was never kept (the request that keeps it is the compacted one,
+    unless the client asked for its summary through the proxy); the one before it was, if it is still sent.
+    None for a held history: the upstream keeps that one.
+    """
+    if conversation.chain:
+        return {}
+    turns, identity = conversation.turns, conversation.wire.identity
+    found: dict[int, str] = {}
+    for index in range(len(turns) - 2, -1, -1):
+        if turns[index].is_user:
+            found[index] = exchange_key(turns[index].raw, turns[index + 1].raw, identity)
+            if len(found) == RECENT_EXCHANGES:
+                break
+    return found
+
+
 def find_compaction(conversation: Conversation, keys: Sequence[str], known: Mapping[str, TurnRecord],
-                    store: TurnRecordReader | None, now: float) -> Compaction | None:
-    """The compaction this request's history shows, or None (also for a held history: the upstream keeps it)."""
-    turns = conversation.turns
-    newest_user = next((i for i in range(len(turns) - 2, -1, -1) if turns[i].is_user), None)
-    if store is None or conversation.chain or newest_user is None or keys[newest_user] in known:
+                    recent: Mapping[int, str], store: TurnRecordReader | None, now: float) -> Compaction | None:
+    """The compaction this request's history shows, or None.
+
+    `known` holds the request's records, read with its `recent` exchanges (`recent_exchanges`): the usual
+    request is decided with that one read. Only a compaction reads once more: the older exchanges (to find
+    where the kept part begins) and the dropped packets, together.
+    """
+    if store is None or not recent or keys[max(recent)] in known:
         return None  # the usual request: its newest earlier user turn has its record
-    users = [i for i in range(newest_user + 1) if turns[i].is_user]
-    states = _exchange_states(conversation, users, store, now)
+    states = _states(recent, known)
     newest = max(states, default=None)
     if newest is None or states[newest].position <= newest:
         return None  # no exchange known, or the newest sits where it did: new, or only its records are gone
     shift = states[newest].position - newest
+    turns, identity = conversation.turns, conversation.wire.identity
+    users = [i for i in range(newest + 1) if turns[i].is_user]
+    older = {i: exchange_key(turns[i].raw, turns[i + 1].raw, identity) for i in users if i < min(recent)}
+    activations = [a for a in states[newest].explicit if a.position < newest + shift]
+    more = store.get_many([*older.values(), *dict.fromkeys(a.packet_key for a in activations)], now)
+    states.update(_states(older, more))
     resume = newest
     for index in reversed([i for i in users if i < newest]):
         if index not in states or states[index].position - index != shift:
@@ -70,17 +100,13 @@ def find_compaction(conversation: Conversation, keys: Sequence[str], known: Mapp
         return None  # this rewritten history was seen and answered before: its records replay it
     before = _dropped_skills(states[newest], resume, shift)
     return Compaction(resume, shift, any(looks_like_summary(t) for t in _head(conversation, resume)), before,
-                      _packets(before.explicit, conversation, store, now))
+                      _packets(before.explicit, conversation, more))
 
 
-def _exchange_states(conversation: Conversation, users: Sequence[int], store: TurnRecordReader,
-                     now: float) -> dict[int, SkillsState]:
-    """The skills state kept for each earlier user turn's exchange, by the turn's index (only those found)."""
-    turns, identity = conversation.turns, conversation.wire.identity
-    keys = {index: exchange_key(turns[index].raw, turns[index + 1].raw, identity) for index in users}
-    found = store.get_many(list(keys.values()), now)
+def _states(exchanges: Mapping[int, str], found: Mapping[str, TurnRecord]) -> dict[int, SkillsState]:
+    """The skills state kept for each exchange, by its user turn's index (only those found)."""
     states: dict[int, SkillsState] = {}
-    for index, key in keys.items():
+    for index, key in exchanges.items():
         record = found.get(key)
         if record is not None and record.skills is not None:
             states[index] = record.skills
@@ -97,12 +123,9 @@ def _dropped_skills(state: SkillsState, resume: int, shift: int) -> SkillsState:
     return SkillsState(resume, dropped, tuple(name for name in state.routed if name not in kept))
 
 
-def _packets(activations: Sequence[ExplicitActivation], conversation: Conversation, store: TurnRecordReader,
-             now: float) -> dict[str, str]:
+def _packets(activations: Sequence[ExplicitActivation], conversation: Conversation,
+             records: Mapping[str, TurnRecord]) -> dict[str, str]:
     """The packets of `activations` found in the records that forwarded them, by hash."""
-    if not activations:
-        return {}
-    records = store.get_many(list(dict.fromkeys(a.packet_key for a in activations)), now)
     packets: dict[str, str] = {}
     for activation in activations:
         record = records.get(activation.packet_key)

@@ -14,12 +14,12 @@ conversation's own wire.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from proxy.core.tools.tool_mode import ToolMode
-from proxy.core.turns.compaction import find_compaction
+from proxy.core.turns.compaction import find_compaction, recent_exchanges
 from proxy.core.turns.compaction_block import ResumePoint
 from proxy.core.turns.context_modes import FORK, forked
 from proxy.core.turns.conversation import Conversation, Turn
@@ -28,7 +28,7 @@ from proxy.core.turns.packets import REASON_FALLBACK, reminder
 from proxy.core.turns.preprocess_result import Preprocessed
 from proxy.core.turns.records import MixedCall, TurnRecord, TurnRecordReader, chain_key, turn_keys
 from proxy.core.turns.skills_index import IndexPlacement
-from proxy.core.turns.skills_state import NO_SKILLS, SkillsState, advance, exchange_key
+from proxy.core.turns.skills_state import NO_SKILLS, SkillsState, advance
 from proxy.core.turns.turn_decision import LastFullInjection, PreprocessConfig, SkillContext, TurnOutcome, decide_turn
 from proxy.core.turns.turn_text import prepend_block
 
@@ -39,9 +39,10 @@ def preprocess(conversation: Conversation, context: SkillContext, store: TurnRec
         return Preprocessed(conversation, TurnMode.PASSTHROUGH, TurnMode.PASSTHROUGH)
     turns, keys = conversation.turns, turn_keys(conversation)
     new_turn = len(turns) - 1 if turns and turns[-1].is_user else None
-    known = _known_records(store, turns, keys, now, conversation.chain)
+    exchanges = recent_exchanges(conversation)
+    known = _known_records(store, turns, keys, now, conversation.chain, exchanges.values())
     index = IndexPlacement(conversation, context, config)
-    compaction = find_compaction(conversation, keys, known, store, now)
+    compaction = find_compaction(conversation, keys, known, exchanges, store, now)
     resume = None if compaction is None else ResumePoint(compaction, context.catalog, config.compaction_reinject_chars,
                                                          config.tool_mode)
 
@@ -71,7 +72,7 @@ def preprocess(conversation: Conversation, context: SkillContext, store: TurnRec
         injected_chars=len(outcome.injection),
         events=(*replay.events, *outcome.events, *fork_events),
         turn_key=keys[new_turn],
-        records=(*replay.records, (keys[new_turn], outcome.record), *_exchange_record(conversation, replay.skills)),
+        records=(*replay.records, (keys[new_turn], outcome.record), *_exchange_record(exchanges, replay.skills)),
         anchor=(keys[new_turn], outcome.record),
         model=outcome.record.model,
         decision=outcome.decision,
@@ -79,16 +80,14 @@ def preprocess(conversation: Conversation, context: SkillContext, store: TurnRec
     )
 
 
-def _exchange_record(conversation: Conversation, skills: SkillsState) -> tuple[tuple[str, TurnRecord], ...]:
+def _exchange_record(exchanges: Mapping[int, str], skills: SkillsState) -> tuple[tuple[str, TurnRecord], ...]:
     """The skills active after the newest earlier user turn, kept under its exchange's own key (with the turn
     that answered it), so a request whose client dropped the turns before it still finds them. Nothing for a
-    conversation no skill was active in yet, nor for a held history (the upstream keeps that one)."""
-    turns = conversation.turns
-    last = next((i for i in range(len(turns) - 2, -1, -1) if turns[i].is_user), None)
-    if last is None or conversation.chain or skills.is_empty:
+    conversation no skill was active in yet, nor for a held history (no exchanges: the upstream keeps it)."""
+    if not exchanges or skills.is_empty:
         return ()
-    key = exchange_key(turns[last].raw, turns[last + 1].raw, conversation.wire.identity)
-    return ((key, TurnRecord(None, TurnMode.PASSTHROUGH, skills=skills.at(last))),)
+    newest = max(exchanges)
+    return ((exchanges[newest], TurnRecord(None, TurnMode.PASSTHROUGH, skills=skills.at(newest))),)
 
 
 def _chain_record(last_full: LastFullInjection | None, newest: TurnRecord | None = None) -> TurnRecord:
@@ -195,11 +194,12 @@ def _record_for(turns: tuple[Turn, ...], index: int, keys: list[str],
 
 
 def _known_records(store: TurnRecordReader | None, turns: tuple[Turn, ...], keys: list[str],
-                   now: float, chain: str = "") -> Mapping[str, TurnRecord]:
-    """Every record this request may read, in one call (one round trip to a store across a network)."""
+                   now: float, chain: str = "", exchanges: Iterable[str] = ()) -> Mapping[str, TurnRecord]:
+    """Every record this request may read, in one call (one round trip to a store across a network): its
+    turns', its held history's, and what its newest exchanges were kept with (`recent_exchanges`)."""
     if store is None:
         return {}
-    return store.get_many([*_stored_keys(turns, keys), *([chain_key(chain)] if chain else [])], now)
+    return store.get_many([*_stored_keys(turns, keys), *([chain_key(chain)] if chain else []), *exchanges], now)
 
 
 def _stored_keys(turns: tuple[Turn, ...], keys: list[str]) -> list[str]:
