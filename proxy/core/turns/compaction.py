@@ -5,10 +5,11 @@ in an early turn is then gone, while later turns still depend on it. A record's
 key hashes every message before its turn, so after such a rewrite no earlier
 turn finds its record. Each exchange (a user turn and the turn that answered
 it) is also kept under a key of its own (`exchange_key`), with the skills
-active after it and its position then. `find_compaction` looks those up for
-a request whose newest earlier user turn has no record: the newest exchange
-found that now sits earlier than it did is where the rewritten history
-resumes (or an older one just before it, found at the same shift), and the
+active after it and its position then. A request reads its two newest
+exchanges with its records (`recent_exchanges`). When its newest earlier user
+turn has no record, `find_compaction` looks at them: the newest exchange found
+that now sits earlier than it did is where the rewritten history resumes (or
+an older one just before it, found at the same shift, read then), and the
 shift is the number of turns dropped. A conversation that is new has no
 exchange the proxy kept; one that only grew has its records, and its turns
 sit where they did: neither is a compaction.
