@@ -146,4 +146,4 @@ def _head(conversation: Conversation, resume: int) -> tuple[Turn, ...]:
 
 
 def looks_like_summary(turn: Turn) -> bool:
-    return turn.text.lstrip(" \t\r\n#*[>").casefold().startswith(SUMMARY_OPENINGS)
+    return turn.text.lstrip(" \t\r\n#*[>")[:80].casefold().startswith(SUMMARY_OPENINGS)
