@@ -54,6 +54,8 @@ class RequestRecord:
     route: str | None = None
     injection_chars: int | None = None  # what preprocessing added to the request
     injection_sha256: str | None = None
+    # the client rewrote the history (`compaction_detected`): turns dropped, skills put back, block size
+    compaction: dict[str, Any] | None = None
     upstream_model: str | None = None  # the model forwarded instead of the client's (a skill's allowed model)
     tool_mode: str | None = None
     skill_tools: bool | None = None  # whether the proxy's skill tools went with the request
@@ -78,6 +80,7 @@ class RequestRecord:
                    ("selected", self.selected), ("scores", self.scores),
                    ("rejected_best", self.rejected_best), ("route", self.route),
                    ("injection_chars", self.injection_chars), ("injection_sha256", self.injection_sha256),
+                   ("compaction_detected", self.compaction),
                    ("upstream_model", self.upstream_model),
                    ("tool_mode", self.tool_mode), ("skill_tools", self.skill_tools), ("upstream", self.upstream),
                    ("upstream_ms", self.upstream_ms), ("tool_rounds", self.tool_rounds),

@@ -66,6 +66,7 @@ class Settings:
     skills_index: str = SkillsIndexMode.OFF
     skills_index_max_chars: int = 2600
     fork_keep_system: bool = False
+    compaction_reinject_chars: int = 8000
     model_overrides: Mapping[str, Any] = field(default_factory=dict)
     api_keys: tuple[str, ...] = field(default=(), repr=False)
     max_body_bytes: int = 32 * 1024 * 1024
@@ -288,6 +289,8 @@ def _validate(s: Settings) -> None:
     if not 0 <= s.inspect_history <= MAX_INSPECT_HISTORY:
         raise SettingsError(f"configuration key 'inspect_history': {s.inspect_history} is not between 0 (off) "
                             f"and {MAX_INSPECT_HISTORY} requests")
+    if s.compaction_reinject_chars < 0:
+        raise SettingsError("configuration key 'compaction_reinject_chars': must be 0 (no re-injection) or more")
     if not 1 <= s.max_routed_skills <= 3:
         raise SettingsError("configuration key 'max_routed_skills': must be 1, 2 or 3")
     if not 0 <= s.port < 65536:

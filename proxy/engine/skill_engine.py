@@ -195,6 +195,7 @@ def preprocess_config(settings: Settings) -> PreprocessConfig:
         skills_index=settings.skills_index,
         skills_index_max_chars=settings.skills_index_max_chars,
         model_overrides=allowed_models(settings.model_overrides),
+        compaction_reinject_chars=settings.compaction_reinject_chars,
     )
 
 

@@ -182,17 +182,26 @@ class SkillRoute:
 
 
 def _note_decision(record: RequestRecord, result: Preprocessed) -> None:
-    """Why the request went out as it did, for the `request` line: the scores, the best rejected candidate and
-    what was injected (so the default log, without the step events, still answers "why this skill")."""
+    """Why the request went out as it did, for the `request` line: the scores, the best rejected candidate,
+    what was injected, and a rewritten history's `compaction_detected` (so the default log, without the step
+    events, still answers "why this skill", and "were the dropped skills put back")."""
     decision = result.decision
     if decision is not None:
         record.scores = [summarize(candidate) for candidate in decision.selected]
         rejected = decision.best_rejected
         record.rejected_best = summarize(rejected) if rejected is not None else None
-    injection = next((e for e in result.events if e.get("event") == "context_injection"), None)
+    injection = compaction = None
+    for event in result.events:
+        name = event.get("event")
+        if name == "context_injection" and injection is None:
+            injection = event
+        elif name == "compaction_detected":
+            compaction = event
     if injection is not None:
         record.injection_chars, record.injection_sha256 = injection.get("injection_chars"), injection.get(
             "injection_sha256")
+    if compaction is not None:
+        record.compaction = {k: v for k, v in compaction.items() if k != "event"}
 
 
 def json_bytes(body: dict[str, Any]) -> bytes:

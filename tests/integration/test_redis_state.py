@@ -224,8 +224,8 @@ def test_a_request_reads_all_its_records_in_one_command(start_proxy, upstream, r
     client.chat.completions.create(model="json", messages=history[:-1])
     stats = redis_server.client().info("commandstats")
     assert stats["cmdstat_mget"]["calls"] == 1 and "cmdstat_get" not in stats
-    assert stats["cmdstat_set"]["calls"] == 4, "the three recomputed turns and the new one"
-    assert len(redis_server.turn_keys()) == 4
+    assert stats["cmdstat_set"]["calls"] == 5, "the three recomputed turns, the new one, the newest exchange's skills"
+    assert len(redis_server.turn_keys()) == 5
 
 
 def test_a_redis_that_never_answers_costs_one_short_timeout_not_the_request(start_proxy, upstream, logs, engines):

@@ -3,7 +3,9 @@
 Every earlier user turn is restored to exactly what was forwarded for it
 (from the turn store, or recomputed in order when the record is gone), its
 internal tool exchange replayed right after it; then the newest user turn,
-if the request ends with one, is decided. Nothing is written to the store
+if the request ends with one, is decided. A history the client rewrote
+(old turns dropped or summarised, `compaction`) gets the skills it lost put
+back once, in front of the turn where it resumes. Nothing is written to the store
 here: the records come back in `Preprocessed.records` for the shell to keep
 once the result is actually used. The conversation is the neutral form; the
 records hold the wire objects that went out, written and read back with the
@@ -12,11 +14,13 @@ conversation's own wire.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from proxy.core.tools.tool_mode import ToolMode
+from proxy.core.turns.compaction import find_compaction, recent_exchanges
+from proxy.core.turns.compaction_block import ResumePoint
 from proxy.core.turns.context_modes import FORK, forked
 from proxy.core.turns.conversation import Conversation, Turn
 from proxy.core.turns.modes import TurnMode
@@ -24,6 +28,7 @@ from proxy.core.turns.packets import REASON_FALLBACK, reminder
 from proxy.core.turns.preprocess_result import Preprocessed
 from proxy.core.turns.records import MixedCall, TurnRecord, TurnRecordReader, chain_key, turn_keys
 from proxy.core.turns.skills_index import IndexPlacement
+from proxy.core.turns.skills_state import NO_SKILLS, SkillsState, advance
 from proxy.core.turns.turn_decision import LastFullInjection, PreprocessConfig, SkillContext, TurnOutcome, decide_turn
 from proxy.core.turns.turn_text import prepend_block
 
@@ -34,21 +39,28 @@ def preprocess(conversation: Conversation, context: SkillContext, store: TurnRec
         return Preprocessed(conversation, TurnMode.PASSTHROUGH, TurnMode.PASSTHROUGH)
     turns, keys = conversation.turns, turn_keys(conversation)
     new_turn = len(turns) - 1 if turns and turns[-1].is_user else None
-    known = _known_records(store, turns, keys, now, conversation.chain)
+    exchanges = recent_exchanges(conversation)
+    known = _known_records(store, turns, keys, now, conversation.chain, exchanges.values())
     index = IndexPlacement(conversation, context, config)
+    compaction = find_compaction(conversation, keys, known, exchanges, store, now)
+    resume = None if compaction is None else ResumePoint(compaction, context.catalog, config.compaction_reinject_chars,
+                                                         config.tool_mode)
 
-    def decide(turn: Turn, last_full: LastFullInjection | None, first_user: bool) -> TurnOutcome:
+    def decide(at: int, turn: Turn, last_full: LastFullInjection | None, skills: SkillsState,
+               first_user: bool) -> TurnOutcome:
         outcome = decide_turn(turn, context, config, last_full, now, conversation.wire)
-        return index.on_first_user_turn(outcome) if first_user else outcome
+        outcome = index.on_first_user_turn(outcome) if first_user else outcome
+        after = advance(skills, at, keys[at], outcome.record.mode, outcome.selected, outcome.injection)
+        return outcome.with_record(outcome.record.with_skills(after))
 
-    replay = _replay(conversation, keys, known, lambda *args: decide(*args).record)
+    replay = _replay(conversation, keys, known, lambda *args: decide(*args).record, resume)
     if new_turn is None:
         forwarded = conversation.with_turns([*replay.forwarded, *turns[-1:]])
         return Preprocessed(index.on_forwarded(forwarded), TurnMode.PASSTHROUGH, TurnMode.PASSTHROUGH,
                             events=tuple(replay.events), records=tuple(replay.records),
                             anchor=_tool_anchor(turns, keys), chain_record=_chain_record(replay.last_full))
     outcome = _replayed_turn(known.get(keys[new_turn]), config, conversation) or decide(
-        turns[new_turn], replay.last_full, not any(t.is_user for t in turns[:new_turn]))
+        new_turn, turns[new_turn], replay.last_full, replay.skills, not any(t.is_user for t in turns[:new_turn]))
     forwarded, fork_events = _with_context_mode(conversation.with_turns(replay.forwarded), outcome, config)
     if outcome.record.context_mode != FORK:
         forwarded = index.on_forwarded(forwarded)
@@ -60,12 +72,22 @@ def preprocess(conversation: Conversation, context: SkillContext, store: TurnRec
         injected_chars=len(outcome.injection),
         events=(*replay.events, *outcome.events, *fork_events),
         turn_key=keys[new_turn],
-        records=(*replay.records, (keys[new_turn], outcome.record)),
+        records=(*replay.records, (keys[new_turn], outcome.record), *_exchange_record(exchanges, replay.skills)),
         anchor=(keys[new_turn], outcome.record),
         model=outcome.record.model,
         decision=outcome.decision,
         chain_record=_chain_record(_newer_full(replay.last_full, outcome.record), outcome.record),
     )
+
+
+def _exchange_record(exchanges: Mapping[int, str], skills: SkillsState) -> tuple[tuple[str, TurnRecord], ...]:
+    """The skills active after the newest earlier user turn, kept under its exchange's own key (with the turn
+    that answered it), so a request whose client dropped the turns before it still finds them. Nothing for a
+    conversation no skill was active in yet, nor for a held history (no exchanges: the upstream keeps it)."""
+    if not exchanges or skills.is_empty:
+        return ()
+    newest = max(exchanges)
+    return ((exchanges[newest], TurnRecord(None, TurnMode.PASSTHROUGH, skills=skills.at(newest))),)
 
 
 def _chain_record(last_full: LastFullInjection | None, newest: TurnRecord | None = None) -> TurnRecord:
@@ -99,20 +121,23 @@ class _Replay:
     records: list[tuple[str, TurnRecord]] = field(default_factory=list)
     events: list[dict[str, Any]] = field(default_factory=list)
     last_full: LastFullInjection | None = None
+    skills: SkillsState = NO_SKILLS  # active after the newest user turn replayed so far
 
 
-Recompute = Callable[[Turn, "LastFullInjection | None", bool], TurnRecord]
+Recompute = Callable[[int, Turn, "LastFullInjection | None", SkillsState, bool], TurnRecord]
 
 
 def _replay(conversation: Conversation, keys: list[str], known: Mapping[str, TurnRecord],
-            recompute: Recompute | None) -> _Replay:
+            recompute: Recompute | None, resume: ResumePoint | None = None) -> _Replay:
     """Every turn before the newest one as it was forwarded.
 
     A user turn comes back as forwarded (recomputed when its record is gone
     and `recompute` is given); after it, and after client tool results the
     model went on from, the proxy's own tool rounds are put back; an answer
     that mixed the proxy's calls and the client's comes back whole. Records
-    hold wire objects, read back with the conversation's own wire.
+    hold wire objects, read back with the conversation's own wire. At the
+    `resume` point of a rewritten history, the recomputed turn gets the
+    skills the dropped turns had in front of it.
     """
     replay, read = _Replay(), conversation.wire.read_turn
     if conversation.chain:  # the history the upstream holds: what the proxy decided last in it
@@ -126,10 +151,7 @@ def _replay(conversation: Conversation, keys: list[str], known: Mapping[str, Tur
             continue
         record = _record_for(turns, index, keys, known)
         if record is None and turn.is_user and recompute is not None:
-            record = recompute(turn, replay.last_full, not any(t.is_user for t in turns[:index]))
-            replay.records.append((keys[index], record))
-            replay.events.append({"event": "replay_recomputed", "turn_index": index + _offset(conversation),
-                                  "mode": record.mode})
+            record = _recomputed(replay, conversation, index, keys[index], recompute, resume)
         if record is None:
             replay.forwarded.append(turn)
             continue
@@ -137,7 +159,26 @@ def _replay(conversation: Conversation, keys: list[str], known: Mapping[str, Tur
         replay.forwarded.extend(map(read, record.tool_exchange))
         pending = record.mixed_call
         replay.last_full = _newer_full(replay.last_full, record)
+        if record.skills is not None:
+            replay.skills = record.skills
     return replay
+
+
+def _recomputed(replay: _Replay, conversation: Conversation, index: int, key: str, recompute: Recompute,
+                resume: ResumePoint | None) -> TurnRecord:
+    """A user turn whose record is gone, decided again (and kept); at the resume point, with the block."""
+    turn, turns = conversation.turns[index], conversation.turns
+    here = resume if resume is not None and index == resume.index else None
+    if here is not None:
+        replay.skills = here.seeded(replay.skills, turn, key)
+    record = recompute(index, turn, replay.last_full, replay.skills, not any(t.is_user for t in turns[:index]))
+    if here is not None:
+        record = here.placed(record, conversation.wire)
+        replay.events.append(here.event())
+    replay.records.append((key, record))
+    replay.events.append({"event": "replay_recomputed", "turn_index": index + _offset(conversation),
+                          "mode": record.mode})
+    return record
 
 
 def _offset(conversation: Conversation) -> int:
@@ -153,11 +194,12 @@ def _record_for(turns: tuple[Turn, ...], index: int, keys: list[str],
 
 
 def _known_records(store: TurnRecordReader | None, turns: tuple[Turn, ...], keys: list[str],
-                   now: float, chain: str = "") -> Mapping[str, TurnRecord]:
-    """Every record this request may read, in one call (one round trip to a store across a network)."""
+                   now: float, chain: str = "", exchanges: Iterable[str] = ()) -> Mapping[str, TurnRecord]:
+    """Every record this request may read, in one call (one round trip to a store across a network): its
+    turns', its held history's, and what its newest exchanges were kept with (`recent_exchanges`)."""
     if store is None:
         return {}
-    return store.get_many([*_stored_keys(turns, keys), *([chain_key(chain)] if chain else [])], now)
+    return store.get_many([*_stored_keys(turns, keys), *([chain_key(chain)] if chain else []), *exchanges], now)
 
 
 def _stored_keys(turns: tuple[Turn, ...], keys: list[str]) -> list[str]:

@@ -16,6 +16,7 @@ import json
 from typing import Any
 
 from proxy.core.turns.records import MixedCall, TurnRecord
+from proxy.core.turns.skills_state import ExplicitActivation, SkillsState
 
 VERSION = 1
 
@@ -32,6 +33,7 @@ def encode_record(record: TurnRecord) -> bytes:
         "tool_mode": record.tool_mode,
         "context_mode": record.context_mode,
         "model": record.model,
+        "skills": _skills_to_json(record.skills),
     }
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8", "surrogatepass")
 
@@ -52,7 +54,7 @@ def decode_record(payload: bytes) -> TurnRecord:
 
 def _record_from_json(data: dict[str, Any]) -> TurnRecord:
     return TurnRecord(
-        forwarded=_object(data["forwarded"]),
+        forwarded=None if data["forwarded"] is None else _object(data["forwarded"]),  # a marker has none
         mode=_text(data["mode"]),
         fingerprint=_text(data["fingerprint"]),
         full_injection_at=_optional_number(data["full_injection_at"]),
@@ -61,7 +63,26 @@ def _record_from_json(data: dict[str, Any]) -> TurnRecord:
         tool_mode=_text(data["tool_mode"]),
         context_mode=_optional_text(data["context_mode"]),
         model=_optional_text(data["model"]),
+        skills=_skills_from_json(data.get("skills")),  # a record written before skills were kept has none
     )
+
+
+def _skills_to_json(skills: SkillsState | None) -> dict[str, Any] | None:
+    if skills is None:
+        return None
+    return {"position": skills.position, "routed": list(skills.routed),
+            "explicit": [{"names": list(a.names), "position": a.position, "packet_key": a.packet_key,
+                          "packet_chars": a.packet_chars, "packet_sha256": a.packet_sha256}
+                         for a in skills.explicit]}
+
+
+def _skills_from_json(data: Any) -> SkillsState | None:
+    if data is None:
+        return None
+    explicit = tuple(ExplicitActivation(tuple(_text(n) for n in a["names"]), _integer(a["position"]),
+                                        _text(a["packet_key"]), _integer(a["packet_chars"]),
+                                        _text(a["packet_sha256"])) for a in data["explicit"])
+    return SkillsState(_integer(data["position"]), explicit, tuple(_text(n) for n in data["routed"]))
 
 
 def _mixed_to_json(mixed: MixedCall | None) -> dict[str, Any] | None:
@@ -92,6 +113,12 @@ def _text(value: Any) -> str:
 
 def _optional_text(value: Any) -> str | None:
     return None if value is None else _text(value)
+
+
+def _integer(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"expected an integer, got {type(value).__name__}")
+    return value
 
 
 def _optional_number(value: Any) -> float | None:

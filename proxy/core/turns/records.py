@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from proxy.core.turns.conversation import Conversation, Role, Turn
+from proxy.core.turns.skills_state import SkillsState
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,7 @@ class TurnRecord:
     tool_mode: str = ""
     context_mode: str | None = None
     model: str | None = None
+    skills: SkillsState | None = None
     # `forwarded` as a turn, kept by the process that made the record so its replay need not read the wire
     # object again; a record from another process (Redis) has none.
     turn: Turn | None = field(default=None, compare=False, repr=False)
@@ -73,7 +75,12 @@ class TurnRecord:
         """`replace(self, forwarded=..., turn=..., tool_mode=...)` for every new turn, at a third of the cost
         (tests/core/turns/test_turn_values.py checks that it keeps every other field)."""
         return TurnRecord(forwarded, self.mode, self.fingerprint, self.full_injection_at, self.tool_exchange,
-                          self.mixed_call, tool_mode, self.context_mode, self.model, turn)
+                          self.mixed_call, tool_mode, self.context_mode, self.model, self.skills, turn)
+
+    def with_skills(self, skills: SkillsState) -> TurnRecord:
+        """`replace(self, skills=skills)`, as cheap as `sent_as` (checked beside it)."""
+        return TurnRecord(self.forwarded, self.mode, self.fingerprint, self.full_injection_at, self.tool_exchange,
+                          self.mixed_call, self.tool_mode, self.context_mode, self.model, skills, self.turn)
 
 
 class TurnRecordReader(Protocol):

@@ -85,10 +85,12 @@ def _line(skill: Skill, short: bool) -> str:
 
 
 def _description(skill: Skill, short: bool) -> str:
-    text = " ".join(skill.description.split())
-    if not short:
-        return text
-    first = _SENTENCE_END.split(text, maxsplit=1)[0]
+    return short_description(skill) if short else " ".join(skill.description.split())
+
+
+def short_description(skill: Skill) -> str:
+    """The description's first sentence, whitespace squeezed, at most SHORT_DESCRIPTION_CHARS characters."""
+    first = _SENTENCE_END.split(" ".join(skill.description.split()), maxsplit=1)[0]
     return first if len(first) <= SHORT_DESCRIPTION_CHARS else first[:SHORT_DESCRIPTION_CHARS - 1].rstrip() + "…"
 
 

@@ -48,6 +48,7 @@ class PreprocessConfig:
     skills_index: str = SkillsIndexMode.OFF
     skills_index_max_chars: int = 2600
     model_overrides: Mapping[str, str] = field(default_factory=dict)
+    compaction_reinject_chars: int = 8000  # 0: no <skills_after_compaction> block
 
 
 _EVERY_SKILL = 100_000  # a search limit that ranks every skill with any match

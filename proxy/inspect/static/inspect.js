@@ -160,6 +160,11 @@ async function showDetail(requestId) {
   fact(facts, "Status", d.error ? `${d.status} (${d.error})` : d.status);
   fact(facts, "Upstream / total ms", `${d.upstream_ms ?? "–"} / ${d.total_ms ?? "–"}`);
   fact(facts, "Stream, tool mode, rounds", `${d.stream ?? "–"}, ${d.tool_mode ?? "–"}, ${d.tool_rounds ?? 0}`);
+  const compaction = d.line.compaction_detected;
+  if (compaction) {
+    fact(facts, "History compacted", `${compaction.dropped_turns} turns dropped; put back: `
+      + (compaction.reinjected.join(", ") || "nothing"));
+  }
   const selected = d.selected_detail.length ? d.selected_detail
     : (d.selected || []).map((name) => ({ name, score: null, confidence: d.mode, reasons: [] }));
   fill($("detail-selected"), selected.map(candidateRow), 4, "No skill was selected.");

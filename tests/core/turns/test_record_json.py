@@ -5,6 +5,8 @@
 - Records the real preprocessor made round-trip, and a conversation replayed from decoded
   records forwards byte-identical messages.
 - Anything that is not a record of this version is a ValueError (a store treats it as a miss).
+- A marker (no forwarded turn: a chain record, an exchange's skills) round-trips, and a record
+  written before skills were kept still decodes, with none.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from hypothesis import strategies as st
 
 from proxy.core.turns.record_json import decode_record, encode_record
 from proxy.core.turns.records import MixedCall, TurnRecord
+from proxy.core.turns.skills_state import ExplicitActivation, SkillsState
 from proxy.core.turns.turn_decision import PreprocessConfig
 from proxy.state.memory_store import MemoryTurnStore
 from tests.core.skill_factory import context_for, write_catalog
@@ -34,12 +37,17 @@ MESSAGE = st.fixed_dictionaries({"role": st.sampled_from(["user", "assistant", "
                                 optional={"content": JSON, "tool_calls": JSON, "tool_call_id": TEXT, "x": JSON})
 MIXED = st.builds(MixedCall, assistant=MESSAGE, results=st.lists(MESSAGE, max_size=3).map(tuple),
                   client_call_ids=st.lists(st.one_of(TEXT, st.none()), max_size=3).map(tuple))
+NAMES = st.lists(TEXT, max_size=3).map(tuple)
+ACTIVATION = st.builds(ExplicitActivation, names=NAMES, position=st.integers(-50, 50), packet_key=TEXT,
+                       packet_chars=st.integers(0, 10**6), packet_sha256=TEXT)
+SKILLS = st.builds(SkillsState, position=st.integers(-1, 500), explicit=st.lists(ACTIVATION, max_size=3).map(tuple),
+                   routed=NAMES)
 RECORD = st.builds(
     TurnRecord, forwarded=MESSAGE, mode=st.sampled_from(["routed", "reminder", "none", "explicit", "fallback"]),
     fingerprint=TEXT, full_injection_at=st.one_of(st.none(), st.floats(min_value=0, max_value=4e9)),
     tool_exchange=st.lists(MESSAGE, max_size=3).map(tuple), mixed_call=st.one_of(st.none(), MIXED),
     tool_mode=st.sampled_from(["", "server", "inline", "client"]), context_mode=st.one_of(st.none(), TEXT),
-    model=st.one_of(st.none(), TEXT))
+    model=st.one_of(st.none(), TEXT), skills=st.one_of(st.none(), SKILLS))
 
 
 def forwarded_bytes(record: TurnRecord) -> bytes:
@@ -105,3 +113,24 @@ def test_a_record_cut_short_is_a_value_error():
     whole = encode_record(TurnRecord({"role": "user", "content": "hello"}, "none"))
     with pytest.raises(ValueError):
         decode_record(whole[: len(whole) // 2])
+
+
+def test_a_marker_without_a_forwarded_turn_round_trips():
+    marker = TurnRecord(None, "passthrough", skills=SkillsState(4, (ExplicitActivation(("pdf-tools",), -2, "k", 10,
+                                                                                        "ab"),), ("sql",)))
+    assert decode_record(encode_record(marker)) == marker
+    chain = TurnRecord(None, "routed", "root:sql:loc", 12.5, tool_mode="server")
+    assert decode_record(encode_record(chain)) == chain
+
+
+def test_a_record_written_before_skills_were_kept_decodes_with_none():
+    old = (b'{"v":1,"forwarded":{"role":"user","content":"hi"},"mode":"none","fingerprint":"",'
+           b'"full_injection_at":null,"tool_exchange":[],"mixed_call":null,"tool_mode":"","context_mode":null,'
+           b'"model":null}')
+    assert decode_record(old) == TurnRecord({"role": "user", "content": "hi"}, "none")
+
+
+def test_a_skills_state_that_is_not_one_is_a_value_error():
+    bad = encode_record(TurnRecord({"role": "user"}, "none")).replace(b'"skills":null', b'"skills":{"position":"x"}')
+    with pytest.raises(ValueError):
+        decode_record(bad)

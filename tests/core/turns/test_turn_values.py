@@ -53,6 +53,11 @@ def test_a_record_of_what_was_sent_keeps_every_other_field() -> None:
         replace(record, forwarded=forwarded, turn=turn, tool_mode=tool_mode))
 
 
+def test_a_record_with_its_skills_keeps_every_other_field() -> None:
+    record, skills = marked(TurnRecord), Marker("skills")
+    assert every_field(record.with_skills(skills)) == every_field(replace(record, skills=skills))
+
+
 def test_an_outcome_with_its_written_record_keeps_every_other_field() -> None:
     outcome, record = marked(TurnOutcome), Marker("record")
     assert every_field(outcome.with_record(record)) == every_field(replace(outcome, record=record))
