@@ -87,20 +87,16 @@ class ChatFacts:
     """Chat Completions: `id`, `model`, each choice's `finish_reason`, `usage`."""
 
     def whole(self, data: Mapping[str, Any], facts: AnswerFacts, text: bool) -> None:
-        facts.named(data.get("id"), data.get("model"))
-        for choice in _choices(data):
-            facts.finished(choice.get("finish_reason"))
-            content = _mapping(choice.get("message")).get("content")
-            if text and isinstance(content, str):
-                facts.text.append(content)
-        self._usage(data, facts)
-        _error(data, facts)
+        self._read(data, facts, text, "message")
 
     def event(self, data: Mapping[str, Any], facts: AnswerFacts, text: bool) -> None:
+        self._read(data, facts, text, "delta")  # a stream's chunk holds its choices' text in `delta`
+
+    def _read(self, data: Mapping[str, Any], facts: AnswerFacts, text: bool, holder: str) -> None:
         facts.named(data.get("id"), data.get("model"))
         for choice in _choices(data):
             facts.finished(choice.get("finish_reason"))
-            content = _mapping(choice.get("delta")).get("content")
+            content = _mapping(choice.get(holder)).get("content")
             if text and isinstance(content, str):
                 facts.text.append(content)
         self._usage(data, facts)

@@ -19,10 +19,9 @@ import pytest
 
 from tests.conftest import REPO
 from tests.git_skill_repo import GOOD, SkillRepo
-from tests.real_model.pair import free_port
 
 from .eventually import eventually
-from .test_serve_metrics import answers, logged
+from .test_serve_metrics import logged, serving_proxy
 
 
 def cli(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
@@ -37,21 +36,8 @@ def serving(tmp_path: Path) -> Iterator[tuple[str, Path, Path]]:
     """(proxy URL, its one root, its stdout log) of a running `python -m proxy serve`."""
     root, out, err = tmp_path / "root", tmp_path / "stdout.log", tmp_path / "stderr.log"
     root.mkdir()
-    port = free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SKILLPROXY_")}
-    env["PYTHONPATH"] = str(REPO)
-    command = [sys.executable, "-m", "proxy", "serve", "--root", str(root), "--port", str(port),
-               "--upstream", "http://127.0.0.1:9/v1", "--log-format", "json"]
-    with out.open("w") as stdout, err.open("w") as stderr:
-        process = subprocess.Popen(command, cwd=REPO, env=env, stdout=stdout, stderr=stderr)
-        url = f"http://127.0.0.1:{port}"
-        try:
-            eventually(lambda: answers(url + "/healthz") or process.poll() is not None, seconds=20)
-            assert process.poll() is None, err.read_text()
-            yield url, root, out
-        finally:
-            process.terminate()
-            process.wait(10)
+    with serving_proxy(root, "http://127.0.0.1:9/v1", out, err) as url:
+        yield url, root, out
 
 
 def served_names(url: str) -> list[str]:

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -34,27 +35,34 @@ def answers(url: str) -> bool:
         return False
 
 
-@pytest.fixture
-def served(tmp_path: Path, upstream: Any) -> Iterator[tuple[str, Path, Path, Path]]:
-    """(proxy URL, skill root, stdout log, stderr) of a running `python -m proxy serve`."""
-    root, out, err = tmp_path / "skills", tmp_path / "stdout.log", tmp_path / "stderr.log"
-    (root / "photo-resize").mkdir(parents=True)
-    (root / "photo-resize" / "SKILL.md").write_text(SKILL.format(name="photo-resize", desc="Resize photos"))
+@contextmanager
+def serving_proxy(root: Path, upstream_url: str, out: Path, err: Path) -> Iterator[str]:
+    """The URL of a `python -m proxy serve` over `root`, its stdout in `out`, stderr in `err`; stopped after."""
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("SKILLPROXY_")}
     env["PYTHONPATH"] = str(REPO)
     command = [sys.executable, "-m", "proxy", "serve", "--root", str(root), "--port", str(port),
-               "--upstream", upstream.url + "/v1", "--log-format", "json"]
+               "--upstream", upstream_url, "--log-format", "json"]
     with out.open("w") as stdout, err.open("w") as stderr:
         process = subprocess.Popen(command, cwd=REPO, env=env, stdout=stdout, stderr=stderr)
         url = f"http://127.0.0.1:{port}"
         try:
             eventually(lambda: answers(url + "/healthz") or process.poll() is not None, seconds=20)
             assert process.poll() is None, err.read_text()
-            yield url, root, out, err
+            yield url
         finally:
             process.terminate()
             process.wait(10)
+
+
+@pytest.fixture
+def served(tmp_path: Path, upstream: Any) -> Iterator[tuple[str, Path, Path, Path]]:
+    """(proxy URL, skill root, stdout log, stderr) of a running `python -m proxy serve`."""
+    root, out, err = tmp_path / "skills", tmp_path / "stdout.log", tmp_path / "stderr.log"
+    (root / "photo-resize").mkdir(parents=True)
+    (root / "photo-resize" / "SKILL.md").write_text(SKILL.format(name="photo-resize", desc="Resize photos"))
+    with serving_proxy(root, upstream.url + "/v1", out, err) as url:
+        yield url, root, out, err
 
 
 def logged(out: Path, event: str) -> list[dict[str, Any]]:
