@@ -30,6 +30,7 @@ from proxy.app import create_app
 from proxy.logs.setup import configure_logging
 from proxy.settings import Settings
 
+from .anthropic_upstream import AnthropicUpstream
 from .engines import MarkerEngine, real_engine
 from .fake_upstream import FakeUpstream
 from .redis_server import RedisServer
@@ -93,6 +94,22 @@ def _fake_server() -> Iterator[tuple[FakeUpstream, str]]:
     app = FakeUpstream()
     with ServerThread(app) as server:
         yield app, server.url
+
+
+@pytest.fixture(scope="session")
+def _anthropic_server() -> Iterator[tuple[AnthropicUpstream, str]]:
+    app = AnthropicUpstream()
+    with ServerThread(app) as server:
+        yield app, server.url
+
+
+@pytest.fixture
+def claude(_anthropic_server: tuple[AnthropicUpstream, str]) -> AnthropicUpstream:
+    """The fake Anthropic Messages upstream, its recordings cleared."""
+    app, url = _anthropic_server
+    app.clear()
+    app.url = url
+    return app
 
 
 @pytest.fixture

@@ -11,7 +11,6 @@ from __future__ import annotations
 import copy
 import itertools
 import json
-from collections.abc import Iterator
 
 import anthropic
 import httpx
@@ -21,31 +20,14 @@ from proxy.core.tools.skill_tools import TOOL_NAMES
 from proxy.surfaces.anthropic_messages import without_cache_control
 from tests.conftest import REPO
 
-from .anthropic_upstream import AnthropicUpstream
 from .conftest import TEST_API_KEY, TEST_UPSTREAM_KEY
 from .engines import real_engine
-from .servers import ServerThread
 
 SQL = "my postgres query is slow and EXPLAIN shows a seq scan, which index should I add?"
 FINAL = "I read the skill and its files. Here is the answer."
 EPHEMERAL = {"type": "ephemeral"}
 WEATHER = {"name": "get_weather", "description": "the weather in a city",
            "input_schema": {"type": "object", "properties": {"city": {"type": "string"}}}}
-
-
-@pytest.fixture(scope="session")
-def _anthropic_server() -> Iterator[tuple[AnthropicUpstream, str]]:
-    app = AnthropicUpstream()
-    with ServerThread(app) as server:
-        yield app, server.url
-
-
-@pytest.fixture
-def claude(_anthropic_server) -> AnthropicUpstream:
-    app, url = _anthropic_server
-    app.clear()
-    app.url = url
-    return app
 
 
 @pytest.fixture

@@ -29,7 +29,6 @@ from proxy.surfaces.anthropic_messages import without_cache_control
 
 from .anthropic_upstream import AnthropicUpstream
 from .engines import real_engine
-from .servers import ServerThread
 from .test_anthropic_messages import marked_last, post, system_for
 
 SQL = "my postgres query is slow and EXPLAIN shows a seq scan, which index should I add?"
@@ -171,21 +170,6 @@ def test_redis_the_compacted_history_on_another_proxy_finds_the_packet_there(
 
 
 # ---- Anthropic Messages -----------------------------------------------------------------------------
-
-@pytest.fixture(scope="module")
-def _claude_server() -> Iterator[tuple[AnthropicUpstream, str]]:
-    app = AnthropicUpstream()
-    with ServerThread(app) as server:
-        yield app, server.url
-
-
-@pytest.fixture
-def claude(_claude_server: tuple[AnthropicUpstream, str]) -> AnthropicUpstream:
-    app, url = _claude_server
-    app.clear()
-    app.url = url
-    return app
-
 
 class ClaudeCode:
     """A client shaped like Claude Code: a changing attribution block, the cache marker on the newest message."""
