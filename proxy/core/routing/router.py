@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from proxy.core.catalog.skill import Skill
 from proxy.core.routing.evidence import Evidence, Query, evidence, name_mentions, raw_scores, shortlist
+from proxy.core.routing.fact_questions import asks_for_a_fact
 from proxy.core.routing.query import QueryTerm, cap_text, split_query_terms, warm_lexicon
 from proxy.core.routing.request_focus import request_focus
 from proxy.core.routing.term_index import RoutingIndex, SkillMatches, build_index
@@ -139,7 +140,7 @@ class _Scored(NamedTuple):
 
 
 def _score(i: int, found: Evidence, bonus: float, term_set: frozenset[str], index: RoutingIndex,
-           scene: frozenset[str] = frozenset(), turned: bool = False) -> _Scored:
+           scene: frozenset[str] = frozenset(), turned: bool = False, fact: bool = False) -> _Scored:
     skill, features = index.skills[i], index.features[i]
     named = bonus  # the name written in what the message asks
     raw = found.raw * BREADTH_FACTOR[min(found.breadth, len(BREADTH_FACTOR) - 1)]
@@ -161,6 +162,9 @@ def _score(i: int, found: Evidence, bonus: float, term_set: frozenset[str], inde
     if scene and not named and found.terms and scene.issuperset(found.terms):
         score = min(score, MEDIUM - 1) if turned else round(score * SCENE_ONLY_SHARE)
         suffix = (*suffix, "penalty:matched_only_the_scene")
+    if fact and score >= MEDIUM:
+        score = MEDIUM - 1
+        suffix = (*suffix, "penalty:asks_for_a_fact")
     return _Scored(i, score, skill, found, prefix, suffix)
 
 
@@ -235,7 +239,8 @@ class SkillRouter:
         query = Query.of(known, scene)
         term_set = frozenset(t.term for t in terms)  # every term: "not for" phrases are not indexed
         turned = focus.why == "pivot"
-        scored = [_score(i, found, bonus.get(i, 0.0), term_set, index, scene, turned)
+        fact = asks_for_a_fact(focus.ask)  # "who invented …?": the model knows, no skill helps
+        scored = [_score(i, found, bonus.get(i, 0.0), term_set, index, scene, turned, fact)
                   for i, found in evidence(chosen, query, index)]
         name_order = index.name_order
         scored.sort(key=lambda s: (-s.score, name_order[s.position]))  # ties by name, then location

@@ -1,0 +1,73 @@
+"""Fact questions ("who invented …?", "what does SEO stand for?") route nothing, in every language."""
+
+from __future__ import annotations
+
+import pytest
+
+from proxy.core.routing.fact_questions import LONGEST_FACT_QUESTION, asks_for_a_fact
+from proxy.core.routing.router import MEDIUM, SkillRouter
+from proxy.core.routing.tokens import normalize
+from tests.core.routing.test_router import make_skill
+
+FACT_QUESTIONS = (
+    "who invented the python programming language?",
+    "Who came up with the idea of A/B testing?",
+    "what does SEO stand for?",
+    "What's the history of Kubernetes?",
+    "when was docker first released?",
+    "which company open sourced kubernetes?",
+    "Wer hat Git erfunden?",
+    "¿Quién inventó el lenguaje SQL?",
+    "Qui a inventé le format PDF ?",
+    "Quem criou o Linux?",
+    "Chi ha inventato il web?",
+    "Кто придумал язык Go?",
+    "Kto wynalazł JavaScript?",
+    "Linux'u kim geliştirdi?",
+    "Siapa yang menciptakan Python?",
+    "Ai đã phát minh ra Internet?",
+    "Kubernetes 最早是哪家公司开源的？",
+    "SQL 是什么的缩写？",
+    "Pythonは誰が作ったの？",
+    "API は何の略ですか？",
+    "리눅스는 누가 만들었어?",
+)
+TASKS = (
+    "what does this error mean: KeyError 'user_id' in views.py line 40",
+    "who wrote this function? show me the git blame for utils.py",
+    "find the origin of this memory leak in our worker",
+    "show me the git history of this file",
+    "make an A/B test plan for our pricing page headline",
+    "这个报错是什么意思？TypeError: undefined is not a function",
+    "帮我设计一张海报",
+)
+
+
+@pytest.mark.parametrize("text", FACT_QUESTIONS)
+def test_fact_questions_in_every_language_are_recognised(text: str) -> None:
+    assert asks_for_a_fact(normalize(text))
+
+
+@pytest.mark.parametrize("text", TASKS)
+def test_tasks_that_share_words_with_fact_questions_are_not(text: str) -> None:
+    assert not asks_for_a_fact(normalize(text))
+
+
+def test_a_long_message_carries_a_task_of_its_own() -> None:
+    text = "who invented this approach? " + "we need to port our billing service and plan the migration " * 3
+    assert len(text) > LONGEST_FACT_QUESTION
+    assert not asks_for_a_fact(normalize(text))
+
+
+def test_the_router_ranks_the_subject_of_a_fact_question_but_routes_nothing() -> None:
+    router = SkillRouter((
+        make_skill("python-packaging", "Package Python projects: pyproject, wheels, publishing to PyPI."),
+        make_skill("ab-testing", "Plan and analyse A/B tests: hypotheses, sample size, significance."),
+    ))
+    asked = router.route("plan an A/B test for our pricing page: sample size and significance")
+    assert [c.skill.name for c in asked.selected] == ["ab-testing"]
+    fact = router.route("who came up with A/B testing and significance tests?")
+    assert fact.selected == ()
+    assert fact.candidates[0].skill.name == "ab-testing"
+    assert fact.candidates[0].score == MEDIUM - 1
+    assert "penalty:asks_for_a_fact" in fact.candidates[0].reasons
