@@ -262,7 +262,10 @@ def _asks(clause: str) -> bool:
 def _content_words(text: str) -> set[str]:
     found = {w for w in _WORD.findall(CJK_RUN.sub(" ", text))
              if len(w) > 2 and w not in STOPWORDS and w not in FOREIGN_STOPWORDS}
-    return found | {run for run in CJK_RUN.findall(text) if len(run) >= 2}
+    # A CJK run is written without spaces: each two characters of it, question and request markers
+    # left out ("有什么方案" names one thing), stand for about a word.
+    runs = CJK_RUN.findall(_CJK_ASK.sub(" ", text)) if CJK_RUN.search(text) else ()
+    return found | {run[k : k + 2] for run in runs if len(run) >= 2 for k in range(0, len(run) - 1, 2)}
 
 
 def _stands_alone(ask: str) -> bool:

@@ -26,6 +26,9 @@ from tests.core.routing.test_router import CATALOG, names
      "which index should i add? the table has 40m rows", "my postgres query is slow."),
     ("I wrote a long React component today and my wrists hurt, any stretches you'd recommend?",
      "any stretches you'd recommend?", "i wrote a long react component today and my wrists hurt,"),
+    # CJK is written without spaces: a long run names several things
+    ("我们组昨天终于把数据库迁到 PostgreSQL 了，大家都累坏了。有没有适合十来个人的轻松团建活动推荐？",
+     "有没有适合十来个人的轻松团建活动推荐?", "我们组昨天终于把数据库迁到 postgresql 了,大家都累坏了。"),
 ])
 def test_the_ask_and_the_scene_are_told_apart(text: str, ask: str, scene: str) -> None:
     focus = request_focus(text)
@@ -42,6 +45,7 @@ def test_the_ask_and_the_scene_are_told_apart(text: str, ask: str, scene: str) -
     "5 test files are failing in totally unrelated modules. split them up",  # "unrelated" without a pause
     "write a short, bref summary of the release",  # a pivot that is also an ordinary word, without a pause
     "landing page gets 8k visits a month. no idea what's wrong",  # a statement, no question
+    "想把 whisper 模型部署成一个 GPU 推理接口，但不想自己维护服务器，有什么方案？",  # "what options": one thing
 ])
 def test_a_message_that_does_not_split_is_all_ask(text: str) -> None:
     focus = request_focus(text)
