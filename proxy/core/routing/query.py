@@ -41,6 +41,9 @@ CJK_LEXICON_WEIGHT = 1.2  # CJK text reaches English skills only through the lex
 FUZZY_WEIGHT = 0.75
 COGNATE_WEIGHT = 0.75
 FUZZY_CUTOFF = 84.0
+# A word of five letters or fewer one letter away from a catalog word is as often another word
+# ("lunch" is not a typo of "launch") as a typo of it.
+FUZZY_MIN_LETTERS = 6
 PHRASE_WEIGHT = 0.6
 MAX_FUZZY = 8  # typo repairs tried per message (the first unknown words)
 MAX_COGNATES = 8  # English spellings tried per message (the first unknown words)
@@ -133,7 +136,7 @@ def _cognate_terms(words: list[str], postings: Mapping[str, PostingList]) -> lis
 
 def _fuzzy_term(term: str, index: RoutingIndex) -> QueryTerm | None:
     folded = fold_accents(term)
-    if len(folded) < 5 or not folded.isascii() or not folded.isalpha():
+    if len(folded) < FUZZY_MIN_LETTERS or not folded.isascii() or not folded.isalpha():
         return None
     cache = index.typo_cache
     seen = cache.get(term, _UNSEEN)  # one read: safe while another thread clears the cache

@@ -63,3 +63,10 @@ def test_a_spelling_the_index_does_not_hold_adds_nothing() -> None:
 def test_an_accented_typo_is_repaired_like_a_plain_one() -> None:
     found = {t.term: t.via for t in query_terms("grafana dashbóards", INDEX)}
     assert any(via == "fuzzy:dashbóards" for via in found.values())
+
+
+def test_a_short_word_one_letter_from_a_catalog_name_is_not_taken_for_a_typo() -> None:
+    index = build_index([make("launch", "Plan a product launch."), make("kubernetes-deploy", "Deploy to clusters.")])
+    assert not any(t.via.startswith("fuzzy:") for t in query_terms("team lunch ideas", index))  # lunch ≠ launch
+    found = {t.term: t.via for t in query_terms("kuberentes deploy", index)}
+    assert found.get(stem("kubernetes")) == f"fuzzy:{stem('kuberentes')}"
