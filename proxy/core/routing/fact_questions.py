@@ -1,14 +1,18 @@
-"""Questions that ask for a fact: who made a thing, when it came out, what an acronym stands for.
+"""Questions that ask for a fact: who made a thing, when it came out, what an acronym stands for,
+how two things differ, how to say a phrase in another language.
 
 "Who invented the Python programming language?", "what does SEO stand for?", "Kubernetes
-最早是哪家公司开源的？" name a skill's subject, but a chat model answers them from what it knows:
-no skill's instructions help, and routing one only costs the model context. A short ask in
-this shape is a fact question, in any of the fourteen languages the router reads; the router
-routes nothing for it (it still ranks the skills, for `list_skills`).
+最早是哪家公司开源的？", "what's the difference between RAM and storage?" name a skill's subject,
+but a chat model answers them from what it knows: no skill's instructions help, and routing one
+only costs the model context. A short ask in this shape is a fact question, in any of the
+fourteen languages the router reads; the router routes nothing for it (it still ranks the
+skills, for `list_skills`).
 
-Deliberately narrow: only the shapes that ask about a thing's origin, maker, date or
-abbreviation. "What does this error mean?" asks for help with the user's own problem and is
-not one; neither is a long message, which carries a task of its own.
+Deliberately narrow: only the shapes that ask about a thing's origin, maker, date,
+abbreviation, how two things differ, or a phrase's translation. "What does this error mean?"
+asks for help with the user's own problem and is not one; neither is a long message, which
+carries a task of its own, nor a comparison that asks which to use ("… which should I pick for
+our pipeline?").
 
 Pure and deterministic; the patterns are matched on the normalised (case-folded) ask.
 """
@@ -82,10 +86,30 @@ _CJK = (
     r"누가 ?(?:만들었|발명했|개발했|처음)|무엇의 약자|뭐의 약자|약자(?:인가요|야|예요|가 뭐)|어느 회사",
     r"언제 (?:나왔|만들어졌|출시)",
 )
+# How two things differ, and how a phrase is said in another language.
+_DIFFERENCE = (
+    r"\b(?:the )?differences? between\b|\bhow (?:is|are|does|do) [\w ./+#-]{1,40}? differ from\b",
+    r"\bunterschied zwischen\b|\bdiferencias? entre\b|\bdiff[ée]rences? entre\b|\bdiferen[çc]as? entre\b",
+    r"\bdifferenz[ae] (?:tra|fra)\b|\bразница между\b|\bчем отлича\w*|\bróżnic[ae] (?:między|miedzy)\b",
+    r"\barasındaki farklar?\b|\bperbedaan (?:antara )?\b|\bkhác nhau\b|\bkhác gì\b",
+    r"有什么区别|有什麼區別|区别是什么|區別是什麼|有何不同|の違い|違いは|차이(?:가|는|점)",
+    r"\bhow do (?:you|i|we) say\b|\bhow to say\b|\bwie sagt man\b|\bc[óo]mo se dice\b|\bcomment (?:dit-on|on dit)\b",
+    r"\bcomo (?:se )?(?:diz|falo|digo)\b|\bcome si dice\b|\bкак (?:сказать|будет) по-\w+",
+    r"\bjak (?:powiedzieć|jest) po\b",
+    r"\bnasıl denir\b|\bbahasa inggris(?:nya)? apa\b|\bnói (?:thế nào|sao) (?:trong|bằng) tiếng\b",
+    r"翻译成(?:英文|中文|日文|英语)|翻譯成(?:英文|中文|日文)|用英[文语]怎么说|英語で何と|영어로 (?:뭐|어떻게)",
+)
+# A comparison that asks which to use is a decision about the user's own work, not a fact.
+_CHOICE = re.compile(r"\b(?:which|should|recommend|for (?:my|our))\b|哪个|該用|应该|どっち|어느 것")
 _FACT = re.compile("|".join((*_LATIN, *_CJK)))
+_DIFFERENCE_OR_PHRASE = re.compile("|".join(_DIFFERENCE))
 
 
 def asks_for_a_fact(ask: str) -> bool:
     """`ask` (normalised) is a short question about a thing's origin, maker, date or abbreviation."""
     limit = LONGEST_FACT_QUESTION // 2 if CJK_RUN.search(ask) else LONGEST_FACT_QUESTION
-    return len(ask) <= limit and _FACT.search(ask) is not None
+    if len(ask) > limit:
+        return False
+    if _FACT.search(ask) is not None:
+        return True
+    return _DIFFERENCE_OR_PHRASE.search(ask) is not None and _CHOICE.search(ask) is None

@@ -31,6 +31,12 @@ FACT_QUESTIONS = (
     "Pythonは誰が作ったの？",
     "API は何の略ですか？",
     "리눅스는 누가 만들었어?",
+    "what's the difference between RAM and storage?",
+    "in javascript whats the difference between == and ===",
+    "C'est quoi la différence entre un processus et un thread ?",
+    "进程和线程有什么区别？",
+    "Como se diz 'boa sorte na apresentação' em inglês?",
+    "how do you say 'deadline' in German?",
 )
 TASKS = (
     "what does this error mean: KeyError 'user_id' in views.py line 40",
@@ -40,6 +46,8 @@ TASKS = (
     "make an A/B test plan for our pricing page headline",
     "这个报错是什么意思？TypeError: undefined is not a function",
     "帮我设计一张海报",
+    "difference between DPO and PPO, which should we use for our chat model?",  # a choice about their work
+    "translate our whole README into Japanese and keep the code blocks",
 )
 
 
