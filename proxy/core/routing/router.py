@@ -20,6 +20,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from proxy.core.catalog.skill import Skill
+from proxy.core.routing.everyday_topics import everyday_words
 from proxy.core.routing.evidence import Evidence, Query, evidence, name_mentions, raw_scores, shortlist
 from proxy.core.routing.fact_questions import asks_for_a_fact
 from proxy.core.routing.query import QueryTerm, cap_text, split_query_terms, warm_lexicon
@@ -55,6 +56,9 @@ EXCLUSION_PENALTY = 0.5  # share of a term's weight taken away when a "not for" 
 # make a bar chart per month?"), so only a strong match stays routed.
 SCENE_WEIGHT = 0.9
 SCENE_ONLY_SHARE = 0.6
+# An ask about everyday life (a cake, a puppy, a birthday: everyday_topics.py) routes a skill only
+# on a match at least this strong; a weaker one is capped below MEDIUM.
+EVERYDAY_MIN_SCORE = 50
 
 
 @dataclass(frozen=True)
@@ -140,7 +144,8 @@ class _Scored(NamedTuple):
 
 
 def _score(i: int, found: Evidence, bonus: float, term_set: frozenset[str], index: RoutingIndex,
-           scene: frozenset[str] = frozenset(), turned: bool = False, fact: bool = False) -> _Scored:
+           scene: frozenset[str] = frozenset(), turned: bool = False, fact: bool = False,
+           everyday: tuple[str, ...] = ()) -> _Scored:
     skill, features = index.skills[i], index.features[i]
     named = bonus  # the name written in what the message asks
     raw = found.raw * BREADTH_FACTOR[min(found.breadth, len(BREADTH_FACTOR) - 1)]
@@ -165,6 +170,9 @@ def _score(i: int, found: Evidence, bonus: float, term_set: frozenset[str], inde
     if fact and score >= MEDIUM:
         score = MEDIUM - 1
         suffix = (*suffix, "penalty:asks_for_a_fact")
+    elif everyday and not named and MEDIUM <= score < EVERYDAY_MIN_SCORE:
+        score = MEDIUM - 1
+        suffix = (*suffix, f"penalty:everyday_topic={everyday[0]}")
     return _Scored(i, score, skill, found, prefix, suffix)
 
 
@@ -240,7 +248,8 @@ class SkillRouter:
         term_set = frozenset(t.term for t in terms)  # every term: "not for" phrases are not indexed
         turned = focus.why == "pivot"
         fact = asks_for_a_fact(focus.ask)  # "who invented …?": the model knows, no skill helps
-        scored = [_score(i, found, bonus.get(i, 0.0), term_set, index, scene, turned, fact)
+        everyday = everyday_words(focus.ask)  # "cake ideas for 12 people?"
+        scored = [_score(i, found, bonus.get(i, 0.0), term_set, index, scene, turned, fact, everyday)
                   for i, found in evidence(chosen, query, index)]
         name_order = index.name_order
         scored.sort(key=lambda s: (-s.score, name_order[s.position]))  # ties by name, then location

@@ -1,0 +1,79 @@
+"""Words of everyday life: food, pets, family, holidays, leisure, health, gifts.
+
+A message that asks about one of them ("cake ideas for 12 people", "a good name for a puppy",
+"how do I calm my nerves?") asks for something a model answers by itself, even when it
+mentions a tool or names a word a skill also uses ("ideas", "board", "podcast"). Such an ask
+needs strong evidence before a skill is routed for it: the router caps a weak match below
+`medium` and says which everyday word it saw. A strong match still routes ("write the birthday
+email sequence for our bakery's loyalty program" is a task for an email skill).
+
+The words are general vocabulary of everyday life in the languages the router reads, chosen
+to rarely name a task of software, data, science, marketing or writing work (so not "book",
+"game", "show", "partner", "date", which do). Matched as whole words of the ask (CJK ones as
+substrings), case folded.
+"""
+
+from __future__ import annotations
+
+import re
+
+from proxy.core.routing.tokens import CJK_RUN
+
+_LATIN_WORDS = """
+lunch lunches dinner dinners breakfast brunch recipe recipes cake cakes cookie cookies pizza baking
+cocktail cocktails restaurant restaurants snack snacks meal meals picnic barbecue bbq dessert desserts
+dog dogs puppy puppies kitten kittens pets
+grandma grandpa granny grandmother grandfather mom mum dad girlfriend boyfriend wife husband
+anniversary wedding birthday birthdays honeymoon
+vacation vacations hike hiking camping beach sightseeing
+movie movies film films playlist song songs
+hobby hobbies gym workout workouts stretches stretching yoga marathon nap
+nerves anxiety anxious burnout insomnia therapist meditation
+gift gifts icebreaker icebreakers
+mittagessen abendessen frühstück rezept rezepte kuchen hund hunde katze katzen welpe geburtstag hochzeit urlaub
+wandern geschenk geschenke oma opa
+almuerzo cena desayuno receta recetas pastel tarta perro perros gato gatos cachorro cumpleaños boda vacaciones
+regalo regalos abuela abuelo
+déjeuner dîner diner gâteau gateau chien chiens chiot anniversaire mariage vacances
+cadeau cadeaux mamie papi
+almoço almoco jantar receita receitas bolo cachorro gato gatos aniversário aniversario casamento férias ferias avó avô
+pranzo cena ricetta ricette torta cane cani gatto gatti cucciolo compleanno matrimonio vacanze regalo regali nonna
+nonno
+обед ужин завтрак рецепт рецепты торт собака собаки кошка кошки щенок свадьба отпуск подарок подарки
+бабушка дедушка
+obiad kolacja śniadanie ciasto pies psy kot koty szczeniak urodziny ślub wakacje urlop prezent prezenty babcia
+dziadek
+köpek kedi yavru düğün tatil hediye babaanne anneanne
+resep kue anjing kucing pernikahan liburan hadiah nenek kakek
+chó mèo quà
+"""
+# Two-word phrases, matched in the ask as written.
+_LATIN_PHRASES = (
+    "board game", "board games", "team lunch", "day off", "days off", "date night", "first date",
+    "gluten free", "gluten-free",
+    "день рождения", "doğum günü", "öğle yemeği", "akşam yemeği", "ulang tahun", "makan siang", "makan malam",
+    "sinh nhật", "đám cưới", "kỳ nghỉ", "bữa trưa", "bữa tối", "công thức nấu",
+)
+_CJK_WORDS = (
+    # zh
+    "午饭", "午餐", "晚饭", "晚餐", "早餐", "菜谱", "食谱", "蛋糕", "小狗", "狗狗", "猫咪", "小猫", "宠物", "生日",
+    "婚礼", "婚禮", "纪念日", "紀念日", "度假", "旅游", "旅遊", "爬山", "徒步", "礼物", "禮物", "奶奶", "外婆",
+    "团建", "團建", "约会", "約會", "失眠", "焦虑", "焦慮", "健身", "电影", "電影",
+    # ja
+    "ランチ", "夕食", "朝食", "レシピ", "ケーキ", "犬", "猫", "ペット", "誕生日", "結婚式", "旅行", "休暇",
+    "プレゼント", "おばあちゃん", "デート", "映画", "筋トレ",
+    # ko
+    "점심", "저녁", "아침", "레시피", "케이크", "강아지", "고양이", "반려동물", "생일", "결혼식", "여행", "휴가",
+    "선물", "할머니", "데이트", "영화", "운동",
+)
+_WORDS = frozenset(_LATIN_WORDS.split())
+_WORD = re.compile(r"[^\W_]+")
+
+
+def everyday_words(ask: str) -> tuple[str, ...]:
+    """The everyday-life words of a (normalised) ask, in the order met."""
+    found = [w for w in _WORD.findall(ask) if w in _WORDS]
+    found += [p for p in _LATIN_PHRASES if p in ask]
+    if CJK_RUN.search(ask):
+        found += [w for w in _CJK_WORDS if w in ask]
+    return tuple(dict.fromkeys(found))

@@ -1,0 +1,62 @@
+"""An ask about everyday life (a cake, a puppy, a birthday) needs a strong match to route a skill."""
+
+from __future__ import annotations
+
+import pytest
+
+from proxy.core.routing.everyday_topics import everyday_words
+from proxy.core.routing.router import EVERYDAY_MIN_SCORE, MEDIUM, SkillRouter
+from proxy.core.routing.tokens import normalize
+from tests.core.routing.test_router import make_skill
+
+
+@pytest.mark.parametrize(("text", "word"), [
+    ("cake ideas for 12 people, one of them gluten free?", "cake"),
+    ("what's a good name for a puppy?", "puppy"),
+    ("recommend a board game for 4 adults", "board game"),
+    ("Was schenke ich meiner Oma zum Geburtstag?", "oma"),
+    ("¿Qué receta de pastel es fácil?", "receta"),
+    ("Какой подарок купить на день рождения?", "подарок"),
+    ("Hafta sonu tatil için öneri?", "tatil"),
+    ("周末团建去哪里比较好？", "团建"),
+    ("誕生日のプレゼントは何がいい？", "誕生日"),
+    ("강아지 이름 추천해줘", "강아지"),
+])
+def test_everyday_words_are_found_in_many_languages(text: str, word: str) -> None:
+    assert word in everyday_words(normalize(text))
+
+
+@pytest.mark.parametrize("text", [
+    "add a book-a-demo button to the pricing page",
+    "our game server drops players after 10 minutes",
+    "cat the log file and grep for errors",
+    "tối ưu truy vấn SQL này giúp tôi",  # Vietnamese "optimise", not "evening"
+    "la recette de l'API échoue sur le serveur de test",
+])
+def test_work_words_that_look_like_everyday_ones_are_not(text: str) -> None:
+    assert everyday_words(normalize(text)) == ()
+
+
+@pytest.fixture(scope="module")
+def router() -> SkillRouter:
+    return SkillRouter((
+        make_skill("marketing-ideas", "Marketing ideas and growth tactics for SaaS products and startups."),
+        make_skill("emails", "Write lifecycle email sequences: welcome, birthday and win-back emails for customers."),
+    ))
+
+
+def test_a_weak_match_on_an_everyday_ask_is_capped_below_medium(router: SkillRouter) -> None:
+    work = router.route("any growth ideas for a low-key team offsite?")
+    assert [c.skill.name for c in work.selected] == ["marketing-ideas"]
+    assert MEDIUM <= work.selected[0].score < EVERYDAY_MIN_SCORE
+    lunch = router.route("any growth ideas for a low-key team lunch?")
+    assert lunch.selected == ()
+    top = lunch.candidates[0]
+    assert top.skill.name == "marketing-ideas" and top.score == MEDIUM - 1
+    assert "penalty:everyday_topic=lunch" in top.reasons
+
+
+def test_a_strong_match_still_routes(router: SkillRouter) -> None:
+    decision = router.route("write the birthday email sequence for customers: welcome, birthday and win-back emails")
+    assert [c.skill.name for c in decision.selected] == ["emails"]
+    assert decision.selected[0].score >= EVERYDAY_MIN_SCORE
