@@ -21,7 +21,7 @@ from proxy.core.routing.tokens import CJK_RUN
 
 _LATIN_WORDS = """
 lunch lunches dinner dinners breakfast brunch recipe recipes cake cakes cookie cookies pizza baking
-cocktail cocktails restaurant restaurants snack snacks meal meals picnic barbecue bbq dessert desserts
+cook cooking cocktail cocktails restaurant restaurants snack snacks meal meals picnic barbecue bbq dessert desserts
 dog dogs puppy puppies kitten kittens pets
 grandma grandpa granny grandmother grandfather mom mum dad girlfriend boyfriend wife husband
 anniversary wedding birthday birthdays honeymoon

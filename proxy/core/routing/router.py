@@ -27,7 +27,7 @@ from proxy.core.routing.query import QueryTerm, cap_text, split_query_terms, war
 from proxy.core.routing.request_focus import request_focus
 from proxy.core.routing.term_index import RoutingIndex, SkillMatches, build_index
 from proxy.core.routing.terms import FIELD_BITS
-from proxy.core.routing.tokens import FOREIGN_STOPWORDS, STOPWORDS, SplitText, split_text
+from proxy.core.routing.tokens import split_text
 
 Confidence = Literal["high", "medium", "low"]
 
@@ -165,7 +165,8 @@ def _score(i: int, found: Evidence, bonus: float, term_set: frozenset[str], inde
         score = HIGH - 1
         suffix = (*suffix, "penalty:matched_only_the_body")
     if scene and not named and found.terms and scene.issuperset(found.terms):
-        score = min(score, MEDIUM - 1) if turned else round(score * SCENE_ONLY_SHARE)
+        # after a pivot, or before a question about everyday life, the ask left the scene behind
+        score = min(score, MEDIUM - 1) if turned or everyday else round(score * SCENE_ONLY_SHARE)
         suffix = (*suffix, "penalty:matched_only_the_scene")
     if fact and score >= MEDIUM:
         score = MEDIUM - 1
@@ -176,12 +177,10 @@ def _score(i: int, found: Evidence, bonus: float, term_set: frozenset[str], inde
     return _Scored(i, score, skill, found, prefix, suffix)
 
 
-def _reads(split: SplitText, terms: set[str], postings: Mapping[str, object]) -> bool:
-    """The router can read this part of a message: a term of it is in the catalog, or it has function
-    words of a language the router knows (English, or one of its lexicons' languages)."""
-    if any(term in postings for term in terms):  # not set.isdisjoint: that walks the whole mapping
-        return True
-    return any(w in STOPWORDS or w in FOREIGN_STOPWORDS for w in split.words)
+def _names_something(terms: set[str], ask: str, postings: Mapping[str, object]) -> bool:
+    """The ask names something of its own: a term of the catalog or a topic of everyday life. One that
+    names neither ("¿Qué les mando y cuándo?") asks about the scene, which is then part of the ask."""
+    return any(term in postings for term in terms) or bool(everyday_words(ask))
 
 
 _HEAD_BITS = sum(FIELD_BITS[name] for name in ("name", "folder", "tags", "description", "referred", "use_when"))
@@ -232,7 +231,7 @@ class SkillRouter:
         if focus.scene:  # what the message asks outweighs the scene it sets
             ask_split = split_text(focus.ask)
             ask_terms = {t.term for t in split_query_terms(ask_split, index)}
-            if _reads(ask_split, ask_terms, postings):  # else the scene is all there is to go on
+            if _names_something(ask_terms, focus.ask, postings):  # else it asks about the scene
                 asked = ask_split
                 scene = frozenset(t.term for t in terms if t.term not in ask_terms)
                 terms = tuple(t._replace(weight=t.weight * SCENE_WEIGHT) if t.term in scene else t for t in terms)

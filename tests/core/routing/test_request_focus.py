@@ -95,9 +95,18 @@ def test_a_name_written_only_in_the_scene_gets_no_name_bonus(router: SkillRouter
     assert all("exact:name=gh-fix-ci" not in c.reasons for c in decision.candidates)
 
 
-def test_an_ask_the_router_cannot_read_keeps_the_whole_message(router: SkillRouter) -> None:
-    # no word of the ask is one the router knows (not a catalog term, not a function word of a
-    # language it reads): the scene is all there is to go on
+def test_an_ask_that_names_nothing_asks_about_the_scene(router: SkillRouter) -> None:
+    # no word of the ask is a catalog term or an everyday topic: it asks about the scene ("what do
+    # I send them and when?"), which then counts as the ask
     decision = router.route("slow database queries with indexes and query plans. anyway, wxyzzy qwrtp?")
     assert names(decision.selected)[:1] == ["db-tuning"]
     assert "penalty:matched_only_the_scene" not in decision.selected[0].reasons
+    spanish = router.route("Tengo consultas lentas en la base de datos, con índices y planes. ¿Qué les hago y cuándo?")
+    assert names(spanish.selected)[:1] == ["db-tuning"]
+
+
+def test_an_ask_about_an_everyday_topic_names_something_of_its_own(router: SkillRouter) -> None:
+    decision = router.route("slow database queries with indexes and query plans all week. "
+                            "how do I calm my nerves?")
+    assert decision.selected == ()
+    assert "penalty:matched_only_the_scene" in decision.candidates[0].reasons
