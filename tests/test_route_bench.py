@@ -35,3 +35,20 @@ def test_route_bench_json_without_minilm():
     assert report["cases"] == 320 and set(report["routers"]) == {"skillproxy", "seed003"}
     assert report["routers"]["skillproxy"]["top1"] > report["routers"]["seed003"]["top1"]
     assert report["minilm"] == {"skipped": "--no-minilm"}
+
+
+def test_fastest_of_keeps_each_texts_fastest_route_and_varies_every_pass():
+    from bench.route_bench import fastest_of
+
+    seen: list[str] = []
+    now = [0.0]
+    costs = iter([0.004, 0.001, 0.003, 0.002, 0.005, 0.0005])  # seconds: pass 1 (a, b), pass 2, pass 3
+
+    def route(text: str) -> None:  # a route costs its next cost on the clock below
+        seen.append(text)
+        now[0] += next(costs)
+
+    p50, p99 = fastest_of(route, ["a", "b"], repeat=3, clock=lambda: now[0])
+    assert seen == ["a (0)", "b (0)", "a (1)", "b (1)", "a (2)", "b (2)"]  # no cache answers a later pass
+    assert p50 == pytest.approx(0.5)  # b's fastest: pass 3
+    assert p99 == pytest.approx(3.0)  # a's fastest: pass 2
