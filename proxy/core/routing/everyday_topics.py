@@ -26,25 +26,26 @@ dog dogs puppy puppies kitten kittens pets
 grandma grandpa granny grandmother grandfather mom mum dad girlfriend boyfriend wife husband
 anniversary wedding birthday birthdays honeymoon
 vacation vacations hike hiking camping beach sightseeing
-movie movies film films playlist song songs
+movie movies film films novel novels playlist song songs cinema
 hobby hobbies gym workout workouts stretches stretching yoga marathon nap
 nerves anxiety anxious burnout insomnia therapist meditation
 gift gifts icebreaker icebreakers
 mittagessen abendessen frühstück rezept rezepte kuchen hund hunde katze katzen welpe geburtstag hochzeit urlaub
-wandern geschenk geschenke oma opa
+wandern geschenk geschenke oma opa kino
 almuerzo cena desayuno receta recetas pastel tarta perro perros gato gatos cachorro cumpleaños boda vacaciones
-regalo regalos abuela abuelo
+regalo regalos abuela abuelo restaurante cine película pelicula
 déjeuner dîner diner gâteau gateau chien chiens chiot anniversaire mariage vacances
-cadeau cadeaux mamie papi
-almoço almoco jantar receita receitas bolo cachorro gato gatos aniversário aniversario casamento férias ferias avó avô
+cadeau cadeaux mamie papi cinéma
+almoço almoco jantar receita receitas bolo cachorro gato gatos aniversário aniversario casamento férias ferias
+avó avô filme
 pranzo cena ricetta ricette torta cane cani gatto gatti cucciolo compleanno matrimonio vacanze regalo regali nonna
-nonno
+nonno ristorante
 обед ужин завтрак рецепт рецепты торт собака собаки кошка кошки щенок свадьба отпуск подарок подарки
-бабушка дедушка
+бабушка дедушка ресторан кафе кино фильм сходить погулять отдохнуть
 obiad kolacja śniadanie ciasto pies psy kot koty szczeniak urodziny ślub wakacje urlop prezent prezenty babcia
-dziadek
-köpek kedi yavru düğün tatil hediye babaanne anneanne
-resep kue anjing kucing pernikahan liburan hadiah nenek kakek
+dziadek restauracja kino
+köpek kedi yavru düğün tatil hediye babaanne anneanne restoran sinema
+resep kue anjing kucing pernikahan liburan hadiah nenek kakek restoran bioskop
 chó mèo quà
 """
 # Two-word phrases, matched in the ask as written.
@@ -52,19 +53,19 @@ _LATIN_PHRASES = (
     "board game", "board games", "team lunch", "day off", "days off", "date night", "first date",
     "gluten free", "gluten-free",
     "день рождения", "doğum günü", "öğle yemeği", "akşam yemeği", "ulang tahun", "makan siang", "makan malam",
-    "sinh nhật", "đám cưới", "kỳ nghỉ", "bữa trưa", "bữa tối", "công thức nấu",
+    "sinh nhật", "đám cưới", "kỳ nghỉ", "bữa trưa", "bữa tối", "công thức nấu", "nhà hàng", "xem phim",
 )
 _CJK_WORDS = (
     # zh
     "午饭", "午餐", "晚饭", "晚餐", "早餐", "菜谱", "食谱", "蛋糕", "小狗", "狗狗", "猫咪", "小猫", "宠物", "生日",
     "婚礼", "婚禮", "纪念日", "紀念日", "度假", "旅游", "旅遊", "爬山", "徒步", "礼物", "禮物", "奶奶", "外婆",
-    "团建", "團建", "约会", "約會", "失眠", "焦虑", "焦慮", "健身", "电影", "電影",
+    "团建", "團建", "约会", "約會", "失眠", "焦虑", "焦慮", "健身", "电影", "電影", "餐厅", "餐廳", "聚餐",
     # ja
     "ランチ", "夕食", "朝食", "レシピ", "ケーキ", "犬", "猫", "ペット", "誕生日", "結婚式", "旅行", "休暇",
-    "プレゼント", "おばあちゃん", "デート", "映画", "筋トレ",
+    "プレゼント", "おばあちゃん", "デート", "映画", "筋トレ", "レストラン", "飲み会",
     # ko
     "점심", "저녁", "아침", "레시피", "케이크", "강아지", "고양이", "반려동물", "생일", "결혼식", "여행", "휴가",
-    "선물", "할머니", "데이트", "영화", "운동",
+    "선물", "할머니", "데이트", "영화", "운동", "식당", "맛집", "회식",
 )
 _WORDS = frozenset(_LATIN_WORDS.split())
 _WORD = re.compile(r"[^\W_]+")

@@ -46,10 +46,10 @@ def router() -> SkillRouter:
 
 
 def test_a_weak_match_on_an_everyday_ask_is_capped_below_medium(router: SkillRouter) -> None:
-    work = router.route("any growth ideas for a low-key team offsite?")
+    work = router.route("any startup ideas for a low-key team offsite?")
     assert [c.skill.name for c in work.selected] == ["marketing-ideas"]
     assert MEDIUM <= work.selected[0].score < EVERYDAY_MIN_SCORE
-    lunch = router.route("any growth ideas for a low-key team lunch?")
+    lunch = router.route("any startup ideas for a low-key team lunch?")
     assert lunch.selected == ()
     top = lunch.candidates[0]
     assert top.skill.name == "marketing-ideas" and top.score == MEDIUM - 1
