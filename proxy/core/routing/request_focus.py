@@ -139,6 +139,13 @@ ANAPHORA = frozenset(
     này đó nó
     """.split()
 )
+# The same in Chinese and Japanese, found anywhere in a CJK clause (a CJK clause is one run, not
+# words): "怎么用 polars 把它按月汇总?" asks about the CSV the scene described.
+CJK_ANAPHORA = (
+    "它", "这个", "這個", "这些", "這些", "这段", "這段", "这份", "這份", "这张", "這張", "这篇", "這篇", "这里",
+    "這裡", "這裏", "这种", "這種", "这样", "這樣", "那个", "那個", "那些", "上面", "上述", "以上",
+    "これ", "それ", "この", "その", "あれ", "ここ",
+)
 # English question words that make a clause ask wherever they stand in it when an auxiliary
 # follows within two words ("in my api what lifetime should the driver have"), unlike "we
 # can't see where any signup came from".
@@ -176,6 +183,7 @@ _PIVOT_MARKS = frozenset(max(reversed(phrase), key=len) for table in (_PIVOT_PHR
 _CJK_PIVOT = re.compile(
     "(?:^|(?<=[\\s,.!?:;，。！？、：；…]))(?:" + _alternation(p for p in PIVOTS if CJK_RUN.search(p)) + ")")
 _CJK_ASK = re.compile(_alternation(CJK_ASK_MARKERS))
+_CJK_ANAPHORA = re.compile(_alternation(CJK_ANAPHORA))
 # Where a sentence may break before an inner question: a comma or a joining word, then a word
 # that starts an opener (confirmed against the opener phrases).
 _INNER_BREAK = re.compile(
@@ -271,6 +279,8 @@ def _content_words(text: str) -> set[str]:
 def _stands_alone(ask: str) -> bool:
     """The asking part names two things or more and points back at nothing."""
     if any(word in ANAPHORA for word in _WORD.findall(ask)):
+        return False
+    if CJK_RUN.search(ask) and _CJK_ANAPHORA.search(ask):
         return False
     return len(_content_words(ask)) >= MIN_ASK_WORDS
 

@@ -46,6 +46,9 @@ def test_the_ask_and_the_scene_are_told_apart(text: str, ask: str, scene: str) -
     "write a short, bref summary of the release",  # a pivot that is also an ordinary word, without a pause
     "landing page gets 8k visits a month. no idea what's wrong",  # a statement, no question
     "想把 whisper 模型部署成一个 GPU 推理接口，但不想自己维护服务器，有什么方案？",  # "what options": one thing
+    "我手上有一份销售数据 csv。怎么用 polars 把它按月汇总？",  # 它 (it) points back at the CSV
+    "我们的网站用 Next.js 写的。这个页面怎么做 SEO 优化？",  # 这个 (this)
+    "売上の CSV があります。pandas でこれを月ごとに集計するには？",  # これ (this)
 ])
 def test_a_message_that_does_not_split_is_all_ask(text: str) -> None:
     focus = request_focus(text)
