@@ -29,43 +29,48 @@ vacation vacations hike hiking camping beach sightseeing
 movie movies film films novel novels playlist song songs cinema
 hobby hobbies gym workout workouts stretches stretching yoga marathon nap
 nerves anxiety anxious burnout insomnia therapist meditation
-gift gifts icebreaker icebreakers
+gift gifts icebreaker icebreakers weekend weekends weather sunscreen haircut
 mittagessen abendessen frühstück rezept rezepte kuchen hund hunde katze katzen welpe geburtstag hochzeit urlaub
-wandern geschenk geschenke oma opa kino
+wandern geschenk geschenke oma opa kino wochenende wetter
 almuerzo cena desayuno receta recetas pastel tarta perro perros gato gatos cachorro cumpleaños boda vacaciones
-regalo regalos abuela abuelo restaurante cine película pelicula
+regalo regalos abuela abuelo restaurante cine película pelicula clima
 déjeuner dîner diner gâteau gateau chien chiens chiot anniversaire mariage vacances
-cadeau cadeaux mamie papi cinéma
+cadeau cadeaux mamie papi cinéma météo meteo week-end
 almoço almoco jantar receita receitas bolo cachorro gato gatos aniversário aniversario casamento férias ferias
-avó avô filme
+avó avô filme fim-de-semana
 pranzo cena ricetta ricette torta cane cani gatto gatti cucciolo compleanno matrimonio vacanze regalo regali nonna
-nonno ristorante
+nonno ristorante weekend
 обед ужин завтрак рецепт рецепты торт собака собаки кошка кошки щенок свадьба отпуск подарок подарки
-бабушка дедушка ресторан кафе кино фильм сходить погулять отдохнуть
+бабушка дедушка ресторан кафе кино фильм сходить погулять отдохнуть выходные погода
 obiad kolacja śniadanie ciasto pies psy kot koty szczeniak urodziny ślub wakacje urlop prezent prezenty babcia
-dziadek restauracja kino
-köpek kedi yavru düğün tatil hediye babaanne anneanne restoran sinema
-resep kue anjing kucing pernikahan liburan hadiah nenek kakek restoran bioskop
+dziadek restauracja kino weekend pogoda
+köpek kedi yavru düğün tatil hediye babaanne anneanne restoran sinema hafta sonu hava durumu
+resep kue anjing kucing pernikahan liburan hadiah nenek kakek restoran bioskop akhir pekan cuaca
 chó mèo quà
 """
 # Two-word phrases, matched in the ask as written.
 _LATIN_PHRASES = (
-    "board game", "board games", "team lunch", "day off", "days off", "date night", "first date",
-    "gluten free", "gluten-free",
-    "день рождения", "doğum günü", "öğle yemeği", "akşam yemeği", "ulang tahun", "makan siang", "makan malam",
-    "sinh nhật", "đám cưới", "kỳ nghỉ", "bữa trưa", "bữa tối", "công thức nấu", "nhà hàng", "xem phim",
+    "board game", "board games", "team lunch", "day off", "days off", "date night", "first date", "gluten free",
+    "gluten-free", "день рождения", "doğum günü", "öğle yemeği", "akşam yemeği", "ulang tahun", "makan siang",
+    "makan malam", "sinh nhật", "đám cưới", "kỳ nghỉ", "bữa trưa", "bữa tối", "công thức nấu", "nhà hàng", "xem phim",
+    "cuối tuần", "thời tiết",
 )
 _CJK_WORDS = (
     # zh
     "午饭", "午餐", "晚饭", "晚餐", "早餐", "菜谱", "食谱", "蛋糕", "小狗", "狗狗", "猫咪", "小猫", "宠物", "生日",
     "婚礼", "婚禮", "纪念日", "紀念日", "度假", "旅游", "旅遊", "爬山", "徒步", "礼物", "禮物", "奶奶", "外婆",
-    "团建", "團建", "约会", "約會", "失眠", "焦虑", "焦慮", "健身", "电影", "電影", "餐厅", "餐廳", "聚餐",
+    "团建", "團建", "约会", "約會", "失眠", "焦虑", "焦慮", "健身", "电影", "電影", "餐厅", "餐廳", "聚餐", "周末",
+    "週末", "天气", "天氣", "假期", "放假", "过年", "過年", "春节", "春節", "火锅", "火鍋", "做饭", "做飯", "好吃",
+    "减肥", "減肥", "感冒", "头疼", "頭疼", "睡不着", "睡不著", "女朋友", "男朋友", "老婆", "老公", "爸妈", "爸媽",
+    "心情", "出去玩", "景点", "景點", "衣服", "小说", "小說", "唱歌", "跑步",
     # ja
     "ランチ", "夕食", "朝食", "レシピ", "ケーキ", "犬", "猫", "ペット", "誕生日", "結婚式", "旅行", "休暇",
-    "プレゼント", "おばあちゃん", "デート", "映画", "筋トレ", "レストラン", "飲み会",
+    "プレゼント", "おばあちゃん", "デート", "映画", "筋トレ", "レストラン", "飲み会", "週末", "天気", "休日", "料理",
+    "ダイエット", "風邪", "彼女", "彼氏", "観光",
     # ko
     "점심", "저녁", "아침", "레시피", "케이크", "강아지", "고양이", "반려동물", "생일", "결혼식", "여행", "휴가",
-    "선물", "할머니", "데이트", "영화", "운동", "식당", "맛집", "회식",
+    "선물", "할머니", "데이트", "영화", "운동", "식당", "맛집", "회식", "주말", "날씨", "요리", "다이어트", "감기",
+    "여자친구", "남자친구", "관광",
 )
 _WORDS = frozenset(_LATIN_WORDS.split())
 _WORD = re.compile(r"[^\W_]+")
