@@ -30,6 +30,7 @@ movie movies film films novel novels playlist song songs cinema
 hobby hobbies gym workout workouts stretches stretching yoga marathon nap
 nerves anxiety anxious burnout insomnia therapist meditation
 gift gifts icebreaker icebreakers weekend weekends weather sunscreen haircut
+commute commuting exam exams celebrate celebrating celebration cry crying tears exhausted bored lonely
 mittagessen abendessen frühstück rezept rezepte kuchen hund hunde katze katzen welpe geburtstag hochzeit urlaub
 wandern geschenk geschenke oma opa kino wochenende wetter
 almuerzo cena desayuno receta recetas pastel tarta perro perros gato gatos cachorro cumpleaños boda vacaciones
