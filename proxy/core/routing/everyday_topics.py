@@ -30,6 +30,7 @@ movie movies film films novel novels playlist song songs cinema
 hobby hobbies gym workout workouts stretches stretching yoga marathon nap
 nerves anxiety anxious burnout insomnia therapist meditation
 gift gifts icebreaker icebreakers weekend weekends weather sunscreen haircut
+coffee coffees tea beer wine drink drinks mortgage retirement pension salary coworker coworkers
 commute commuting exam exams celebrate celebrating celebration cry crying tears exhausted bored lonely
 mittagessen abendessen frühstück rezept rezepte kuchen hund hunde katze katzen welpe geburtstag hochzeit urlaub
 wandern geschenk geschenke oma opa kino wochenende wetter

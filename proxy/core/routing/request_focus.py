@@ -152,6 +152,7 @@ CJK_ANAPHORA = (
 QUESTION_WORDS = frozenset("what how why which where".split())
 AUXILIARIES = frozenset("should do does did is are was were can could would will to shall must".split())
 JOINERS = frozenset("but so and aber pero mais mas ma но ale ama tapi nhưng".split())  # before an inner question
+_EXPLETIVE_BEFORE = frozenset("is was isn't isnt would will does did".split())
 MIN_ASK_WORDS = 2  # an asking clause must name this many things to stand on its own
 LONGEST_FOCUSED = 2000  # longer messages (pasted logs, code) are all ask: what they paste is what they ask about
 
@@ -276,9 +277,19 @@ def _content_words(text: str) -> set[str]:
     return found | {run[k : k + 2] for run in runs if len(run) >= 2 for k in range(0, len(run) - 1, 2)}
 
 
+def _points_inside(words: list[str], k: int) -> bool:
+    """Word `k`, a pointing word, points inside the ask: a partitive ("one of them") or the "it" of
+    "is it bad to …", "would it be ok to …", which stands for what follows."""
+    before = words[k - 1] if k else ""
+    if before == "of":
+        return True
+    return words[k] == "it" and before in _EXPLETIVE_BEFORE and "to" in words[k + 1 : k + 4]
+
+
 def _stands_alone(ask: str) -> bool:
     """The asking part names two things or more and points back at nothing."""
-    if any(word in ANAPHORA for word in _WORD.findall(ask)):
+    words = _WORD.findall(ask)
+    if any(word in ANAPHORA and not _points_inside(words, k) for k, word in enumerate(words)):
         return False
     if CJK_RUN.search(ask) and _CJK_ANAPHORA.search(ask):
         return False

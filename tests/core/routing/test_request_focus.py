@@ -26,6 +26,11 @@ from tests.core.routing.test_router import CATALOG, names
      "which index should i add? the table has 40m rows", "my postgres query is slow."),
     ("I wrote a long React component today and my wrists hurt, any stretches you'd recommend?",
      "any stretches you'd recommend?", "i wrote a long react component today and my wrists hurt,"),
+    # "is it bad to …" and "one of them" point inside the question, not back at the scene
+    ("working on a react native app all night. is it bad to drink 5 coffees a day?",
+     "is it bad to drink 5 coffees a day?", "working on a react native app all night."),
+    ("we launched on product hunt a year ago. any cake for 12 people where one of them is gluten free?",
+     "any cake for 12 people where one of them is gluten free?", "we launched on product hunt a year ago."),
     # CJK is written without spaces: a long run names several things
     ("我们组昨天终于把数据库迁到 PostgreSQL 了，大家都累坏了。有没有适合十来个人的轻松团建活动推荐？",
      "有没有适合十来个人的轻松团建活动推荐?", "我们组昨天终于把数据库迁到 postgresql 了,大家都累坏了。"),
