@@ -27,7 +27,7 @@ from proxy.core.routing.query import QueryTerm, cap_text, split_query_terms, war
 from proxy.core.routing.request_focus import request_focus
 from proxy.core.routing.term_index import RoutingIndex, SkillMatches, build_index
 from proxy.core.routing.terms import FIELD_BITS
-from proxy.core.routing.tokens import SplitText, split_text
+from proxy.core.routing.tokens import split_text
 
 Confidence = Literal["high", "medium", "low"]
 
@@ -59,11 +59,6 @@ SCENE_ONLY_SHARE = 0.6
 # An ask about everyday life (a cake, a puppy, a birthday: everyday_topics.py) routes a skill only
 # on a match at least this strong; a weaker one is capped below MEDIUM.
 EVERYDAY_MIN_SCORE = 50
-# A message of at most SHORT_WORDS words (a CJK character counts half a word) is a quick question a
-# model answers alone ("git command to delete a remote branch", "css to make an image responsive")
-# unless it matches a skill at least this strongly or names it.
-SHORT_WORDS = 10
-SHORT_MIN_SCORE = 50
 
 
 @dataclass(frozen=True)
@@ -150,7 +145,7 @@ class _Scored(NamedTuple):
 
 def _score(i: int, found: Evidence, bonus: float, term_set: frozenset[str], index: RoutingIndex,
            scene: frozenset[str] = frozenset(), turned: bool = False, fact: bool = False,
-           everyday: tuple[str, ...] = (), short: bool = False) -> _Scored:
+           everyday: tuple[str, ...] = ()) -> _Scored:
     skill, features = index.skills[i], index.features[i]
     named = bonus  # the name written in what the message asks
     raw = found.raw * BREADTH_FACTOR[min(found.breadth, len(BREADTH_FACTOR) - 1)]
@@ -179,9 +174,6 @@ def _score(i: int, found: Evidence, bonus: float, term_set: frozenset[str], inde
     elif everyday and not named and MEDIUM <= score < EVERYDAY_MIN_SCORE:
         score = MEDIUM - 1
         suffix = (*suffix, f"penalty:everyday_topic={everyday[0]}")
-    elif short and not named and MEDIUM <= score < SHORT_MIN_SCORE:
-        score = MEDIUM - 1
-        suffix = (*suffix, "penalty:short_message")
     return _Scored(i, score, skill, found, prefix, suffix)
 
 
@@ -189,10 +181,6 @@ def _names_something(terms: set[str], ask: str, postings: Mapping[str, object]) 
     """The ask names something of its own: a term of the catalog or a topic of everyday life. One that
     names neither ("¿Qué les mando y cuándo?") asks about the scene, which is then part of the ask."""
     return any(term in postings for term in terms) or bool(everyday_words(ask))
-
-
-def _is_short(split: SplitText) -> bool:
-    return len(split.words) + sum(len(run) for run in split.cjk_runs) / 2 <= SHORT_WORDS
 
 
 _HEAD_BITS = sum(FIELD_BITS[name] for name in ("name", "folder", "tags", "description", "referred", "use_when"))
@@ -260,8 +248,7 @@ class SkillRouter:
         turned = focus.why == "pivot"
         fact = asks_for_a_fact(focus.ask)  # "who invented …?": the model knows, no skill helps
         everyday = everyday_words(focus.ask)  # "cake ideas for 12 people?"
-        short = _is_short(split)  # "git command to delete a remote branch"
-        scored = [_score(i, found, bonus.get(i, 0.0), term_set, index, scene, turned, fact, everyday, short)
+        scored = [_score(i, found, bonus.get(i, 0.0), term_set, index, scene, turned, fact, everyday)
                   for i, found in evidence(chosen, query, index)]
         name_order = index.name_order
         scored.sort(key=lambda s: (-s.score, name_order[s.position]))  # ties by name, then location

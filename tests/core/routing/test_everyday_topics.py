@@ -46,10 +46,10 @@ def router() -> SkillRouter:
 
 
 def test_a_weak_match_on_an_everyday_ask_is_capped_below_medium(router: SkillRouter) -> None:
-    work = router.route("any startup ideas for a low-key team offsite with the whole group some time next month?")
+    work = router.route("any startup ideas for a low-key team offsite?")
     assert [c.skill.name for c in work.selected] == ["marketing-ideas"]
     assert MEDIUM <= work.selected[0].score < EVERYDAY_MIN_SCORE
-    lunch = router.route("any startup ideas for a low-key team lunch with the whole group some time next month?")
+    lunch = router.route("any startup ideas for a low-key team lunch?")
     assert lunch.selected == ()
     top = lunch.candidates[0]
     assert top.skill.name == "marketing-ideas" and top.score == MEDIUM - 1
@@ -60,10 +60,3 @@ def test_a_strong_match_still_routes(router: SkillRouter) -> None:
     decision = router.route("write the birthday email sequence for customers: welcome, birthday and win-back emails")
     assert [c.skill.name for c in decision.selected] == ["emails"]
     assert decision.selected[0].score >= EVERYDAY_MIN_SCORE
-
-
-def test_a_short_message_needs_a_strong_match_too(router: SkillRouter) -> None:
-    short = router.route("any startup ideas for our team?")  # a quick question: the model answers it
-    assert short.selected == ()
-    assert "penalty:short_message" in short.candidates[0].reasons
-    assert router.route("startup growth ideas and marketing tactics for our SaaS").selected  # a strong match routes
