@@ -55,7 +55,7 @@ _INFLECTIONS: dict[str, Inflection] = {
     "pt": Inflection(
         tuple((
             "ções ção ões ão ando endo indo ados adas ado ada idos idas ido ida amos emos imos aram "
-            "eram iram ou ei ns is s es a o e"
+            "eram iram ou ei am em ns is s es a o e"
         ).split()),
         ("ção", "ão", "ar", "er", "ir", "m", "l"),
     ),
@@ -68,7 +68,7 @@ _INFLECTIONS: dict[str, Inflection] = {
             "owania owanie owaniu owane owany owała ował ujemy ują uje uję ami ach ów om ego ej ych ymi "
             "ie y i ę ą u a o e em"
         ).split()),
-        ("ować", "ać", "ić", "yć", "eć", "a", "o", "e"),
+        ("ować", "ać", "ić", "yć", "eć", "a", "o", "e", "y", "i"),  # -y, -i: adjectives (badawczy → badawczego)
     ),
     # Russian: noun and adjective cases, verb persons, past tenses, infinitives and imperatives. Every
     # listed word answers through its stem (the word less its longest ending), so `базы`,
@@ -84,8 +84,8 @@ _INFLECTIONS: dict[str, Inflection] = {
     ).split()), key=lambda e: (-len(e), e))),))),
 }
 # Languages whose every listed word answers through its stem, so a form with no ending at all finds
-# it too (`таблиц`, the genitive plural of `таблица`).
-_BARE_STEM_LANGUAGES = frozenset({"ru"})
+# it too (`таблиц`, the genitive plural of `таблица`; Polish `metryk` of `metryka`).
+_BARE_STEM_LANGUAGES = frozenset({"ru", "pl"})
 _STEM_MIN = 4
 # The data files, in the order their tables are merged (a key listed twice gets both English
 # texts, in this order).
@@ -99,10 +99,16 @@ _TURKISH_SUFFIXES = frozenset((
     "ler lar i u yi yu si su ni nu in un nin nun e a ye ya ne na de da te ta nde nda den dan ten tan "
     "nden ndan le la yle yla ile ki im um imiz umuz iniz unuz m n miz muz niz nuz li lu siz suz "
     "mak mek ma me yor iyor uyor ir ur er ar di du ti tu mis mus acak ecek yacak yecek abilir ebilir "
-    "yabilir yebilir yin yiniz sin sun iz uz lim dir dur tir tur"
+    "yabilir yebilir yin yiniz sin sun iz uz lim dir dur tir tur "
+    # modal, person and participle endings a request uses (düzeltmeliyim, seçebilir miyiz,
+    # çalışan, gönderilecek, yapılmış), the passive, and nouns made of verbs and nouns
+    "meli mali yim yum yiz yuz il ul n en an yen yan dik duk tik tuk digi dugu tigi tugu "
+    "arak erek yarak yerek ip up yip yup ince unca mesi masi lik luk ca ce sel sal ebil abil yebil yabil"
 ).split())
 _TURKISH_SOFTENED = {"g": "k", "b": "p", "d": "t"}
-_TURKISH_DEPTH = 3
+# A verb stem ending in a vowel drops it before the present tense: hazırla-mak → hazırlıyor.
+_TURKISH_PRESENT = ("iyor", "uyor")
+_TURKISH_DEPTH = 4
 _TURKISH_STEM_MIN = 3
 _TURKISH_INFINITIVES = ("mak", "mek")
 
@@ -201,7 +207,10 @@ class TurkishWords:
             hard = _TURKISH_SOFTENED.get(stem[-1])
             if hit is None and hard is not None:  # kaynağı: kaynak with its last consonant softened
                 hit = self.words.get(stem[:-1] + hard)
-            if hit is not None and is_turkish_suffix_chain(folded[end:]):
+            rest = folded[end:]
+            if hit is None and rest.startswith(_TURKISH_PRESENT):  # hazırlıyor: hazırla less its vowel
+                hit = self.words.get(stem + "a") or self.words.get(stem + "e")
+            if hit is not None and is_turkish_suffix_chain(rest):
                 return hit
         return None
 
@@ -228,6 +237,9 @@ class Lexicon:
     max_cjk: int
     phrase_words: Mapping[str, int] = field(default_factory=dict)  # first word of a listed phrase → most words it has
     inflected: Sequence[FormFinder] = ()  # per language: a listed word for an inflected form
+    # Keys only the English table lists (roi, cac, dep): a word written with accents is never one of
+    # them, so its accent-folded form does not find them (Vietnamese rối, các, đẹp).
+    english_only: frozenset[str] = frozenset()
 
     def lookup_phrase(self, words: Sequence[str], start: int) -> tuple[str, str] | None:
         """(key, english) for the longest listed phrase of 2+ words starting at `start`."""
@@ -246,6 +258,8 @@ class Lexicon:
         if hit is not None:
             return hit
         folded = fold_accents(word)
+        if folded != word and folded in self.english_only:
+            return None
         hit = self.words.get(folded)
         if hit is not None or len(folded) < 5:
             return hit
@@ -342,13 +356,20 @@ def build_lexicon() -> Lexicon:
     bare_stems: list[Mapping[str, str]] = []
     turkish: dict[str, str] = {}
     indonesian: dict[str, str] = {}
+    english_only: set[str] = set()
     for language in LANGUAGES:
         table = parse_entries(read_entries(language))
+        if language == "en":
+            english_only = set(table)
+        else:
+            english_only.difference_update(fold_accents(k) for k in table)
         for key, english in table.items():
             target = cjk if CJK_RUN.fullmatch(key) else words
             target[key] = _joined(target.get(key), english)
             folded = fold_accents(key)
-            if target is words and folded != key:
+            # A lone Vietnamese syllable is only itself with its tone marks (lỗi is an error, loi
+            # may be lời, lối or lợi); a phrase of them is clear without.
+            if target is words and folded != key and not (language == "vi" and " " not in key):
                 words.setdefault(folded, english)
         single = {fold_accents(k): e for k, e in table.items() if " " not in k and not CJK_RUN.search(k)}
         if language == "tr":
@@ -374,7 +395,8 @@ def build_lexicon() -> Lexicon:
         parts = key.split(" ")
         if len(parts) > 1:
             heads[parts[0]] = max(heads.get(parts[0], 0), len(parts))
-    return Lexicon(MappingProxyType(words), MappingProxyType(cjk), longest, MappingProxyType(heads), inflected)
+    return Lexicon(MappingProxyType(words), MappingProxyType(cjk), longest, MappingProxyType(heads), inflected,
+                   frozenset(english_only))
 
 
 LEXICON = build_lexicon()
