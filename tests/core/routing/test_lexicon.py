@@ -181,3 +181,19 @@ def test_every_key_can_match_a_message() -> None:
     for language in LANGUAGES:
         for key in parse_entries(read_entries(language)):
             assert CJK_RUN.fullmatch(key) or not CJK_RUN.search(key), (language, key)
+
+
+def test_a_turkish_phrase_is_found_with_its_last_word_inflected() -> None:
+    words = "veri tabanından kod incelemesini".split()
+    assert LEXICON.lookup_phrase(words, 0) is not None and LEXICON.lookup_phrase(words, 2) is not None
+    assert LEXICON.lookup_word("hazırlıyorum") == LEXICON.lookup_word("hazırlamak") is not None  # hazırla less its a
+
+
+def test_a_word_with_accents_does_not_meet_english_shorthand() -> None:
+    assert LEXICON.lookup_word("roi") is not None and LEXICON.lookup_word("rối") is None  # Vietnamese, not ROI
+    assert LEXICON.lookup_word("lỗi") is not None  # a lone Vietnamese syllable with its tone marks
+
+
+def test_polish_adjectives_and_bare_genitive_plurals_find_the_listed_word() -> None:
+    assert LEXICON.lookup_word("produkcyjnych") == LEXICON.lookup_word("produkcyjny") is not None
+    assert LEXICON.lookup_word("metryk") == LEXICON.lookup_word("metryka") is not None

@@ -103,7 +103,7 @@ _TURKISH_SUFFIXES = frozenset((
     # modal, person and participle endings a request uses (düzeltmeliyim, seçebilir miyiz,
     # çalışan, gönderilecek, yapılmış), the passive, and nouns made of verbs and nouns
     "meli mali yim yum yiz yuz il ul n en an yen yan dik duk tik tuk digi dugu tigi tugu "
-    "arak erek yarak yerek ip up yip yup ince unca mesi masi lik luk ca ce sel sal ebil abil yebil yabil"
+    "arak erek yarak yerek ip up yip yup ince unca mesi masi lik luk ca ce sel sal ebil abil yebil yabil r"
 ).split())
 _TURKISH_SOFTENED = {"g": "k", "b": "p", "d": "t"}
 # A verb stem ending in a vowel drops it before the present tense: hazırla-mak → hazırlıyor.
@@ -240,6 +240,8 @@ class Lexicon:
     # Keys only the English table lists (roi, cac, dep): a word written with accents is never one of
     # them, so its accent-folded form does not find them (Vietnamese rối, các, đẹp).
     english_only: frozenset[str] = frozenset()
+    # Turkish phrases, folded: Turkish inflects a phrase's last word (veri tabanı → veri tabanından).
+    turkish_phrases: Mapping[str, str] = field(default_factory=dict)
 
     def lookup_phrase(self, words: Sequence[str], start: int) -> tuple[str, str] | None:
         """(key, english) for the longest listed phrase of 2+ words starting at `start`."""
@@ -249,6 +251,19 @@ class Lexicon:
             english = self.words.get(key)
             if english is not None:
                 return key, english
+            inflected = self._turkish_phrase(key)
+            if inflected is not None:
+                return inflected
+        return None
+
+    def _turkish_phrase(self, key: str) -> tuple[str, str] | None:
+        """A listed Turkish phrase whose last word carries suffixes (`kod incelemesini`)."""
+        folded = fold_accents(key)
+        head = folded.rfind(" ") + 1
+        for end in range(len(folded) - 1, head + _TURKISH_STEM_MIN - 1, -1):
+            english = self.turkish_phrases.get(folded[:end])
+            if english is not None and is_turkish_suffix_chain(folded[end:]):
+                return folded[:end], english
         return None
 
     def lookup_word(self, word: str) -> str | None:
@@ -355,6 +370,7 @@ def build_lexicon() -> Lexicon:
     by_ending: dict[str, list[Mapping[str, str]]] = {}
     bare_stems: list[Mapping[str, str]] = []
     turkish: dict[str, str] = {}
+    turkish_phrases: dict[str, str] = {}
     indonesian: dict[str, str] = {}
     english_only: set[str] = set()
     for language in LANGUAGES:
@@ -374,6 +390,7 @@ def build_lexicon() -> Lexicon:
         single = {fold_accents(k): e for k, e in table.items() if " " not in k and not CJK_RUN.search(k)}
         if language == "tr":
             turkish = {**_stems(single, _TURKISH_INFINITIVES), **single}
+            turkish_phrases = {fold_accents(k): e for k, e in table.items() if " " in k}
         elif language == "id":
             indonesian = single
         elif language in _INFLECTIONS:
@@ -396,7 +413,7 @@ def build_lexicon() -> Lexicon:
         if len(parts) > 1:
             heads[parts[0]] = max(heads.get(parts[0], 0), len(parts))
     return Lexicon(MappingProxyType(words), MappingProxyType(cjk), longest, MappingProxyType(heads), inflected,
-                   frozenset(english_only))
+                   frozenset(english_only), MappingProxyType(turkish_phrases))
 
 
 LEXICON = build_lexicon()
