@@ -347,13 +347,13 @@ def indonesian_roots(folded: str) -> list[str]:
     return roots
 
 
-def _stems(table: Mapping[str, str], endings: Sequence[str]) -> dict[str, str]:
+def _stems(table: Mapping[str, str], endings: Sequence[str], shortest: int = _STEM_MIN + 1) -> dict[str, str]:
     stems: dict[str, str] = {}
     for key, english in table.items():
         if " " in key:
             continue
         for ending in endings:
-            if key.endswith(ending) and len(key) - len(ending) >= _STEM_MIN + 1:
+            if key.endswith(ending) and len(key) - len(ending) >= shortest:
                 stems.setdefault(key[: -len(ending)], english)
                 break
     return stems
@@ -389,7 +389,8 @@ def build_lexicon() -> Lexicon:
                 words.setdefault(folded, english)
         single = {fold_accents(k): e for k, e in table.items() if " " not in k and not CJK_RUN.search(k)}
         if language == "tr":
-            turkish = {**_stems(single, _TURKISH_INFINITIVES), **single}
+            # Turkish verb stems are short (yaz-, kur-, sil-): every listed infinitive's stem is kept.
+            turkish = {**_stems(single, _TURKISH_INFINITIVES, _TURKISH_STEM_MIN), **single}
             turkish_phrases = {fold_accents(k): e for k, e in table.items() if " " in k}
         elif language == "id":
             indonesian = single
