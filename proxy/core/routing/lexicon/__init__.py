@@ -201,6 +201,9 @@ class TurkishWords:
     words: Mapping[str, str]
 
     def find(self, folded: str) -> str | None:
+        bare = self.words.get(folded)  # a verb stem alone is the imperative a request uses (doğrula, oluştur)
+        if bare is not None:
+            return bare
         for end in range(len(folded) - 1, _TURKISH_STEM_MIN - 1, -1):
             stem = folded[:end]
             hit = self.words.get(stem)
