@@ -15,6 +15,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from importlib import resources
 from types import MappingProxyType
 from typing import NamedTuple, Protocol
@@ -320,6 +321,7 @@ def fold_accents(word: str) -> str:
 _LONGEST_TURKISH_SUFFIX = max(len(s) for s in _TURKISH_SUFFIXES)
 
 
+@lru_cache(maxsize=1 << 14)
 def is_turkish_suffix_chain(rest: str, depth: int = _TURKISH_DEPTH) -> bool:
     """Whether `rest` (folded) is one to `depth` Turkish suffixes in a row (`larindan`: lar+in+dan)."""
     if rest in _TURKISH_SUFFIXES:
