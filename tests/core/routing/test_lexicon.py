@@ -197,3 +197,8 @@ def test_a_word_with_accents_does_not_meet_english_shorthand() -> None:
 def test_polish_adjectives_and_bare_genitive_plurals_find_the_listed_word() -> None:
     assert LEXICON.lookup_word("produkcyjnych") == LEXICON.lookup_word("produkcyjny") is not None
     assert LEXICON.lookup_word("metryk") == LEXICON.lookup_word("metryka") is not None
+
+
+def test_two_one_letter_turkish_suffixes_never_follow_each_other() -> None:
+    assert is_turkish_suffix_chain("unu") and not is_turkish_suffix_chain("nnya")
+    assert not LEXICON.lookup_word("temannya")  # Indonesian, not the Turkish tema

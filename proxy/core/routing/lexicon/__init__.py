@@ -322,13 +322,16 @@ _LONGEST_TURKISH_SUFFIX = max(len(s) for s in _TURKISH_SUFFIXES)
 
 
 @lru_cache(maxsize=1 << 14)
-def is_turkish_suffix_chain(rest: str, depth: int = _TURKISH_DEPTH) -> bool:
-    """Whether `rest` (folded) is one to `depth` Turkish suffixes in a row (`larindan`: lar+in+dan)."""
-    if rest in _TURKISH_SUFFIXES:
+def is_turkish_suffix_chain(rest: str, depth: int = _TURKISH_DEPTH, after_letter: bool = False) -> bool:
+    """Whether `rest` (folded) is one to `depth` Turkish suffixes in a row (`larindan`: lar+in+dan).
+    Two one-letter suffixes never follow each other (the pairs Turkish has are listed whole: in,
+    im), so `nnya` is no chain and Indonesian `temannya` is not the Turkish `tema`."""
+    if rest in _TURKISH_SUFFIXES and not (after_letter and len(rest) == 1):
         return True
     if depth <= 1:
         return False
-    return any(rest[:size] in _TURKISH_SUFFIXES and is_turkish_suffix_chain(rest[size:], depth - 1)
+    return any(rest[:size] in _TURKISH_SUFFIXES and not (after_letter and size == 1)
+               and is_turkish_suffix_chain(rest[size:], depth - 1, size == 1)
                for size in range(1, min(_LONGEST_TURKISH_SUFFIX, len(rest) - 1) + 1))
 
 
