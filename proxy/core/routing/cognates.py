@@ -34,6 +34,14 @@ _ENDINGS: dict[str, str] = {
     "grafie": "graphy", "grafi": "graphy", "grafia": "graphy",
     "egie": "egy", "egi": "egy",
     "uur": "ure",
+    # tables whose languages also write international words their own way, for words a table
+    # lacks: tr -asyon/-izasyon (entegrasyon, tokenizasyon), -siyon (versiyon); id -asi/-isasi
+    # (replikasi, tokenisasi), -ksi (transaksi); pt -ção/-ização folded (replicacao, localizacao),
+    # -idade (qualidade); pl -izacja
+    "izasyon": "ization", "isasyon": "ization", "asyon": "ation", "ksiyon": "ction", "siyon": "sion",
+    "isasi": "ization", "asi": "ation", "ksi": "ction",
+    "izacao": "ization", "acao": "ation", "cao": "tion", "idade": "ity",
+    "izacja": "ization",
 }
 _LONGEST_ENDING = max(len(e) for e in _ENDINGS)
 _MIN_LETTERS = 5

@@ -107,6 +107,8 @@ def _lexicon_terms(split: SplitText, lexicon: Lexicon) -> list[QueryTerm]:
     plain, heads, default = split.words, lexicon.phrase_words, lexicon is LEXICON
     for i, word in enumerate(plain):
         hit = lexicon.lookup_phrase(plain, i) if word in heads else None  # only a listed head starts a phrase
+        if hit is None and word in FOREIGN_STOPWORDS:  # a function word is never read as a listed word's form
+            continue  # (Indonesian dalam is not the Turkish dal, Polish też not the Turkish tez)
         if hit is None and default:
             out.extend(_default_word_terms(word))
             continue

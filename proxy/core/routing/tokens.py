@@ -132,8 +132,10 @@ def split_text(text: str) -> SplitText:
 
 
 def normalize(text: str) -> str:
-    """NFKC then casefold: full-width forms, ligatures and case all fold away."""
-    return unicodedata.normalize("NFKC", text).casefold()
+    """NFKC then casefold: full-width forms, ligatures and case all fold away. The Turkish dotted
+    capital İ becomes a plain i (casefold would give i and a combining dot, which splits the word:
+    `İstatistik`, `İçerik`)."""
+    return unicodedata.normalize("NFKC", text).replace("İ", "i").casefold()
 
 
 def _undouble(word: str) -> str:

@@ -18,3 +18,9 @@ def test_short_accented_and_unrelated_words_give_no_spelling() -> None:
     assert english_spellings("kod") == ()
     assert english_spellings("databáze") == ()  # callers fold accents first
     assert english_spellings("vertaling") == ()
+
+
+def test_words_a_table_lacks_are_spelt_the_english_way_too() -> None:
+    assert english_spellings("validasyon")[0] == "validation"  # tr
+    assert "tokenization" in english_spellings("tokenisasi")  # id
+    assert english_spellings("replicacao")[0] == "replication"  # pt, folded from replicação

@@ -73,7 +73,7 @@ def test_polish_cases_and_conjugations_find_the_listed_word() -> None:
 
 def test_turkish_words_are_stripped_of_stacked_suffixes() -> None:
     assert is_turkish_suffix_chain("larindan") and is_turkish_suffix_chain("i")  # lar+in+dan
-    assert not is_turkish_suffix_chain("base") and not is_turkish_suffix_chain("lerlerlerler")  # at most three
+    assert not is_turkish_suffix_chain("base") and not is_turkish_suffix_chain("lerlerlerlerler")  # at most four
     assert LEXICON.lookup_word("veritabanından") == LEXICON.lookup_word("veritabanı") is not None
     assert LEXICON.lookup_word("VERİTABANINDAN".casefold()) is not None  # dotted capital İ
     assert LEXICON.lookup_word("dosyalarını") == LEXICON.lookup_word("dosya") is not None
@@ -181,3 +181,24 @@ def test_every_key_can_match_a_message() -> None:
     for language in LANGUAGES:
         for key in parse_entries(read_entries(language)):
             assert CJK_RUN.fullmatch(key) or not CJK_RUN.search(key), (language, key)
+
+
+def test_a_turkish_phrase_is_found_with_its_last_word_inflected() -> None:
+    words = "veri tabanından kod incelemesini".split()
+    assert LEXICON.lookup_phrase(words, 0) is not None and LEXICON.lookup_phrase(words, 2) is not None
+    assert LEXICON.lookup_word("hazırlıyorum") == LEXICON.lookup_word("hazırlamak") is not None  # hazırla less its a
+
+
+def test_a_word_with_accents_does_not_meet_english_shorthand() -> None:
+    assert LEXICON.lookup_word("roi") is not None and LEXICON.lookup_word("rối") is None  # Vietnamese, not ROI
+    assert LEXICON.lookup_word("lỗi") is not None  # a lone Vietnamese syllable with its tone marks
+
+
+def test_polish_adjectives_and_bare_genitive_plurals_find_the_listed_word() -> None:
+    assert LEXICON.lookup_word("produkcyjnych") == LEXICON.lookup_word("produkcyjny") is not None
+    assert LEXICON.lookup_word("metryk") == LEXICON.lookup_word("metryka") is not None
+
+
+def test_two_one_letter_turkish_suffixes_never_follow_each_other() -> None:
+    assert is_turkish_suffix_chain("unu") and not is_turkish_suffix_chain("nnya")
+    assert not LEXICON.lookup_word("temannya")  # Indonesian, not the Turkish tema

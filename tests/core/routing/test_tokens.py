@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from proxy.core.routing.tokens import cjk_terms, normalize, phrases, stem, terms
+from proxy.core.routing.tokens import cjk_terms, normalize, phrases, split_text, stem, terms
 
 
 def test_normalize_folds_width_and_case() -> None:
@@ -64,3 +64,7 @@ def test_phrases_pair_adjacent_terms_across_stopwords() -> None:
 
 def test_contractions_and_chatter_leave_no_terms() -> None:
     assert terms("I don't know, it doesn't work and we can't say whether it came back") == [stem("work"), stem("back")]
+
+
+def test_the_turkish_dotted_capital_i_does_not_split_a_word() -> None:
+    assert split_text("İstatistik İçerik").words == ["istatistik", "içerik"]

@@ -15,6 +15,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from importlib import resources
 from types import MappingProxyType
 from typing import NamedTuple, Protocol
@@ -55,7 +56,7 @@ _INFLECTIONS: dict[str, Inflection] = {
     "pt": Inflection(
         tuple((
             "ções ção ões ão ando endo indo ados adas ado ada idos idas ido ida amos emos imos aram "
-            "eram iram ou ei ns is s es a o e"
+            "eram iram ou ei am em ns is s es a o e"
         ).split()),
         ("ção", "ão", "ar", "er", "ir", "m", "l"),
     ),
@@ -68,7 +69,7 @@ _INFLECTIONS: dict[str, Inflection] = {
             "owania owanie owaniu owane owany owała ował ujemy ują uje uję ami ach ów om ego ej ych ymi "
             "ie y i ę ą u a o e em"
         ).split()),
-        ("ować", "ać", "ić", "yć", "eć", "a", "o", "e"),
+        ("ować", "ać", "ić", "yć", "eć", "a", "o", "e", "y", "i"),  # -y, -i: adjectives (badawczy → badawczego)
     ),
     # Russian: noun and adjective cases, verb persons, past tenses, infinitives and imperatives. Every
     # listed word answers through its stem (the word less its longest ending), so `базы`,
@@ -84,8 +85,8 @@ _INFLECTIONS: dict[str, Inflection] = {
     ).split()), key=lambda e: (-len(e), e))),))),
 }
 # Languages whose every listed word answers through its stem, so a form with no ending at all finds
-# it too (`таблиц`, the genitive plural of `таблица`).
-_BARE_STEM_LANGUAGES = frozenset({"ru"})
+# it too (`таблиц`, the genitive plural of `таблица`; Polish `metryk` of `metryka`).
+_BARE_STEM_LANGUAGES = frozenset({"ru", "pl"})
 _STEM_MIN = 4
 # The data files, in the order their tables are merged (a key listed twice gets both English
 # texts, in this order).
@@ -99,10 +100,16 @@ _TURKISH_SUFFIXES = frozenset((
     "ler lar i u yi yu si su ni nu in un nin nun e a ye ya ne na de da te ta nde nda den dan ten tan "
     "nden ndan le la yle yla ile ki im um imiz umuz iniz unuz m n miz muz niz nuz li lu siz suz "
     "mak mek ma me yor iyor uyor ir ur er ar di du ti tu mis mus acak ecek yacak yecek abilir ebilir "
-    "yabilir yebilir yin yiniz sin sun iz uz lim dir dur tir tur"
+    "yabilir yebilir yin yiniz sin sun iz uz lim dir dur tir tur "
+    # modal, person and participle endings a request uses (düzeltmeliyim, seçebilir miyiz,
+    # çalışan, gönderilecek, yapılmış), the passive, and nouns made of verbs and nouns
+    "meli mali yim yum yiz yuz il ul n en an yen yan dik duk tik tuk digi dugu tigi tugu "
+    "arak erek yarak yerek ip up yip yup ince unca mesi masi lik luk ca ce sel sal ebil abil yebil yabil r"
 ).split())
 _TURKISH_SOFTENED = {"g": "k", "b": "p", "d": "t"}
-_TURKISH_DEPTH = 3
+# A verb stem ending in a vowel drops it before the present tense: hazırla-mak → hazırlıyor.
+_TURKISH_PRESENT = ("iyor", "uyor")
+_TURKISH_DEPTH = 4
 _TURKISH_STEM_MIN = 3
 _TURKISH_INFINITIVES = ("mak", "mek")
 
@@ -195,13 +202,19 @@ class TurkishWords:
     words: Mapping[str, str]
 
     def find(self, folded: str) -> str | None:
+        bare = self.words.get(folded)  # a verb stem alone is the imperative a request uses (doğrula, oluştur)
+        if bare is not None:
+            return bare
         for end in range(len(folded) - 1, _TURKISH_STEM_MIN - 1, -1):
             stem = folded[:end]
             hit = self.words.get(stem)
             hard = _TURKISH_SOFTENED.get(stem[-1])
             if hit is None and hard is not None:  # kaynağı: kaynak with its last consonant softened
                 hit = self.words.get(stem[:-1] + hard)
-            if hit is not None and is_turkish_suffix_chain(folded[end:]):
+            rest = folded[end:]
+            if hit is None and rest.startswith(_TURKISH_PRESENT):  # hazırlıyor: hazırla less its vowel
+                hit = self.words.get(stem + "a") or self.words.get(stem + "e")
+            if hit is not None and is_turkish_suffix_chain(rest):
                 return hit
         return None
 
@@ -228,6 +241,11 @@ class Lexicon:
     max_cjk: int
     phrase_words: Mapping[str, int] = field(default_factory=dict)  # first word of a listed phrase → most words it has
     inflected: Sequence[FormFinder] = ()  # per language: a listed word for an inflected form
+    # Keys only the English table lists (roi, cac, dep): a word written with accents is never one of
+    # them, so its accent-folded form does not find them (Vietnamese rối, các, đẹp).
+    english_only: frozenset[str] = frozenset()
+    # Turkish phrases, folded: Turkish inflects a phrase's last word (veri tabanı → veri tabanından).
+    turkish_phrases: Mapping[str, str] = field(default_factory=dict)
 
     def lookup_phrase(self, words: Sequence[str], start: int) -> tuple[str, str] | None:
         """(key, english) for the longest listed phrase of 2+ words starting at `start`."""
@@ -237,6 +255,19 @@ class Lexicon:
             english = self.words.get(key)
             if english is not None:
                 return key, english
+            inflected = self._turkish_phrase(key)
+            if inflected is not None:
+                return inflected
+        return None
+
+    def _turkish_phrase(self, key: str) -> tuple[str, str] | None:
+        """A listed Turkish phrase whose last word carries suffixes (`kod incelemesini`)."""
+        folded = fold_accents(key)
+        head = folded.rfind(" ") + 1
+        for end in range(len(folded) - 1, head + _TURKISH_STEM_MIN - 1, -1):
+            english = self.turkish_phrases.get(folded[:end])
+            if english is not None and is_turkish_suffix_chain(folded[end:]):
+                return folded[:end], english
         return None
 
     def lookup_word(self, word: str) -> str | None:
@@ -246,6 +277,8 @@ class Lexicon:
         if hit is not None:
             return hit
         folded = fold_accents(word)
+        if folded != word and folded in self.english_only:
+            return None
         hit = self.words.get(folded)
         if hit is not None or len(folded) < 5:
             return hit
@@ -288,13 +321,17 @@ def fold_accents(word: str) -> str:
 _LONGEST_TURKISH_SUFFIX = max(len(s) for s in _TURKISH_SUFFIXES)
 
 
-def is_turkish_suffix_chain(rest: str, depth: int = _TURKISH_DEPTH) -> bool:
-    """Whether `rest` (folded) is one to `depth` Turkish suffixes in a row (`larindan`: lar+in+dan)."""
-    if rest in _TURKISH_SUFFIXES:
+@lru_cache(maxsize=1 << 14)
+def is_turkish_suffix_chain(rest: str, depth: int = _TURKISH_DEPTH, after_letter: bool = False) -> bool:
+    """Whether `rest` (folded) is one to `depth` Turkish suffixes in a row (`larindan`: lar+in+dan).
+    Two one-letter suffixes never follow each other (the pairs Turkish has are listed whole: in,
+    im), so `nnya` is no chain and Indonesian `temannya` is not the Turkish `tema`."""
+    if rest in _TURKISH_SUFFIXES and not (after_letter and len(rest) == 1):
         return True
     if depth <= 1:
         return False
-    return any(rest[:size] in _TURKISH_SUFFIXES and is_turkish_suffix_chain(rest[size:], depth - 1)
+    return any(rest[:size] in _TURKISH_SUFFIXES and not (after_letter and size == 1)
+               and is_turkish_suffix_chain(rest[size:], depth - 1, size == 1)
                for size in range(1, min(_LONGEST_TURKISH_SUFFIX, len(rest) - 1) + 1))
 
 
@@ -318,13 +355,13 @@ def indonesian_roots(folded: str) -> list[str]:
     return roots
 
 
-def _stems(table: Mapping[str, str], endings: Sequence[str]) -> dict[str, str]:
+def _stems(table: Mapping[str, str], endings: Sequence[str], shortest: int = _STEM_MIN + 1) -> dict[str, str]:
     stems: dict[str, str] = {}
     for key, english in table.items():
         if " " in key:
             continue
         for ending in endings:
-            if key.endswith(ending) and len(key) - len(ending) >= _STEM_MIN + 1:
+            if key.endswith(ending) and len(key) - len(ending) >= shortest:
                 stems.setdefault(key[: -len(ending)], english)
                 break
     return stems
@@ -341,18 +378,28 @@ def build_lexicon() -> Lexicon:
     by_ending: dict[str, list[Mapping[str, str]]] = {}
     bare_stems: list[Mapping[str, str]] = []
     turkish: dict[str, str] = {}
+    turkish_phrases: dict[str, str] = {}
     indonesian: dict[str, str] = {}
+    english_only: set[str] = set()
     for language in LANGUAGES:
         table = parse_entries(read_entries(language))
+        if language == "en":
+            english_only = set(table)
+        else:
+            english_only.difference_update(fold_accents(k) for k in table)
         for key, english in table.items():
             target = cjk if CJK_RUN.fullmatch(key) else words
             target[key] = _joined(target.get(key), english)
             folded = fold_accents(key)
-            if target is words and folded != key:
+            # A lone Vietnamese syllable is only itself with its tone marks (lỗi is an error, loi
+            # may be lời, lối or lợi); a phrase of them is clear without.
+            if target is words and folded != key and not (language == "vi" and " " not in key):
                 words.setdefault(folded, english)
         single = {fold_accents(k): e for k, e in table.items() if " " not in k and not CJK_RUN.search(k)}
         if language == "tr":
-            turkish = {**_stems(single, _TURKISH_INFINITIVES), **single}
+            # Turkish verb stems are short (yaz-, kur-, sil-): every listed infinitive's stem is kept.
+            turkish = {**_stems(single, _TURKISH_INFINITIVES, _TURKISH_STEM_MIN), **single}
+            turkish_phrases = {fold_accents(k): e for k, e in table.items() if " " in k}
         elif language == "id":
             indonesian = single
         elif language in _INFLECTIONS:
@@ -374,7 +421,8 @@ def build_lexicon() -> Lexicon:
         parts = key.split(" ")
         if len(parts) > 1:
             heads[parts[0]] = max(heads.get(parts[0], 0), len(parts))
-    return Lexicon(MappingProxyType(words), MappingProxyType(cjk), longest, MappingProxyType(heads), inflected)
+    return Lexicon(MappingProxyType(words), MappingProxyType(cjk), longest, MappingProxyType(heads), inflected,
+                   frozenset(english_only), MappingProxyType(turkish_phrases))
 
 
 LEXICON = build_lexicon()
