@@ -13,6 +13,8 @@ splits a message into clauses and says which of them ask:
   and the message's other clauses are scene, but only when the asking clauses stand on their
   own: they name at least two things and point back at nothing ("it", "this", "that", "them"
   …). "I have a CSV of sales. Can you chart it?" asks about the scene, so all of it is the ask.
+- A question first that stands on its own, followed only by statements, is the ask; the
+  statements set a scene after it ("is imposter syndrome ever going away? I'm a junior dev …").
 - A message with no asking clause (an imperative, a bare description) is all ask.
 
 Pure and deterministic: the same text always gives the same focus, and `Focus.why` says in a
@@ -308,7 +310,12 @@ def request_focus(text: str) -> Focus:
         if _content_words(scene):
             return Focus(folded[pivot[1] :].strip(" \t\n,.:;!—–-…"), scene, "pivot")
     parts = clauses(folded)
-    if len(parts) < 2 or _asks(parts[0]):  # one clause, or the question comes first: what follows details it
+    if len(parts) < 2:
+        return Focus(folded, "", "whole")
+    if _asks(parts[0]):  # the question comes first: what follows details it, or sets a scene after it
+        rest = parts[1:]
+        if _stands_alone(parts[0]) and not any(_asks(part) for part in rest):
+            return Focus(parts[0], " ".join(rest), "question")
         return Focus(folded, "", "whole")
     first = next((k for k, part in enumerate(parts) if k and _asks(part)), 0)
     if first == 0:  # no question: an imperative or a description, all of it asks

@@ -26,6 +26,9 @@ from tests.core.routing.test_router import CATALOG, names
      "which index should i add? the table has 40m rows", "my postgres query is slow."),
     ("I wrote a long React component today and my wrists hurt, any stretches you'd recommend?",
      "any stretches you'd recommend?", "i wrote a long react component today and my wrists hurt,"),
+    # a question that stands on its own, then statements and no other question: they set a scene after it
+    ("is imposter syndrome ever going away? I'm a junior frontend dev on a team of staff engineers",
+     "is imposter syndrome ever going away?", "i'm a junior frontend dev on a team of staff engineers"),
     # "is it bad to …" and "one of them" point inside the question, not back at the scene
     ("working on a react native app all night. is it bad to drink 5 coffees a day?",
      "is it bad to drink 5 coffees a day?", "working on a react native app all night."),
@@ -45,7 +48,8 @@ def test_the_ask_and_the_scene_are_told_apart(text: str, ask: str, scene: str) -
     "how do I add ~/bin to my $PATH on zsh?",  # one clause
     "I have a CSV of sales by region. Can you chart it?",  # the question asks about the scene ("it")
     "a lot of people cancel in month 2. what should we do about that?",  # "that"
-    "how do I speed this up? the query scans 40M rows",  # the question comes first: what follows details it
+    "how do I speed this up? the query scans 40M rows",  # a first question about "this": what follows details it
+    "how do I chart sales per month? what colours should it use?",  # a later question asks about the first
     "write a python script that parses nginx logs, and make it handle gzip files",  # no question: all of it asks
     "5 test files are failing in totally unrelated modules. split them up",  # "unrelated" without a pause
     "write a short, bref summary of the release",  # a pivot that is also an ordinary word, without a pause
