@@ -10,7 +10,8 @@ email sequence for our bakery's loyalty program" is a task for an email skill).
 The words are general vocabulary of everyday life in the languages the router reads, chosen
 to rarely name a task of software, data, science, marketing or writing work (so not "book",
 "game", "show", "partner", "date", which do). Matched as whole words of the ask (CJK ones as
-substrings), case folded.
+substrings, so a CJK word is left out when it also sits inside a word of work: デート in
+アップデート, 이사 in 이사회, 生日 in 出生日期), case folded.
 """
 
 from __future__ import annotations
@@ -31,6 +32,9 @@ hobby hobbies gym workout workouts stretches stretching yoga marathon nap
 nerves anxiety anxious burnout insomnia therapist meditation
 gift gifts icebreaker icebreakers weekend weekends weather sunscreen haircut
 coffee coffees tea beer wine drink drinks mortgage retirement pension salary coworker coworkers
+landlord apartment heater bedroom kitchen couch furniture houseplant houseplants movers
+car cars dealership career resign resignation sabbatical jealous proud nervous overwhelmed
+joke jokes limerick bedtime trivia workout headache backache posture dentist
 commute commuting exam exams celebrate celebrating celebration cry crying tears exhausted bored lonely
 mittagessen abendessen frühstück rezept rezepte kuchen hund hunde katze katzen welpe geburtstag hochzeit urlaub
 wandern geschenk geschenke oma opa kino wochenende wetter
@@ -50,29 +54,40 @@ köpek kedi yavru düğün tatil hediye babaanne anneanne restoran sinema hafta 
 resep kue anjing kucing pernikahan liburan hadiah nenek kakek restoran bioskop akhir pekan cuaca
 chó mèo quà
 """
-# Two-word phrases, matched in the ask as written.
+# Two-word phrases, matched in the ask as written; with them the words of a message that only shares
+# news or a feeling and asks for nothing.
 _LATIN_PHRASES = (
+    "no question", "just wanted to tell", "just wanted to share", "just proud", "just sharing", "just venting",
+    "need to vent", "no need to reply", "no reply needed", "that's the message", "wollte es nur erzählen",
+    "wollte nur erzählen", "solo quería contar", "solo queria contar", "je voulais juste le dire",
+    "juste pour partager", "só queria contar", "so queria contar", "просто хотел поделиться",
+    "просто хотела поделиться", "sadece paylaşmak istedim", "cuma mau cerita", "cuma mau berbagi",
     "board game", "board games", "team lunch", "day off", "days off", "date night", "first date", "gluten free",
-    "gluten-free", "день рождения", "doğum günü", "öğle yemeği", "akşam yemeği", "ulang tahun", "makan siang",
-    "makan malam", "sinh nhật", "đám cưới", "kỳ nghỉ", "bữa trưa", "bữa tối", "công thức nấu", "nhà hàng", "xem phim",
-    "cuối tuần", "thời tiết",
+    "gluten-free", "pep talk", "road trip", "video game", "video games", "paint color", "paint colour", "used car",
+    "imposter syndrome", "impostor syndrome", "back pain", "job offer", "return to office", "день рождения",
+    "doğum günü", "öğle yemeği", "akşam yemeği", "ulang tahun", "makan siang", "makan malam", "sinh nhật", "đám cưới",
+    "kỳ nghỉ", "bữa trưa", "bữa tối", "công thức nấu", "nhà hàng", "xem phim", "cuối tuần", "thời tiết",
 )
 _CJK_WORDS = (
+    # shares news or a feeling, asks for nothing
+    "不用回复", "不用回覆", "就是想说一声", "就是想說一聲", "返信不要", "聞いてほしい", "답장 안 해도",
     # zh
-    "午饭", "午餐", "晚饭", "晚餐", "早餐", "菜谱", "食谱", "蛋糕", "小狗", "狗狗", "猫咪", "小猫", "宠物", "生日",
-    "婚礼", "婚禮", "纪念日", "紀念日", "度假", "旅游", "旅遊", "爬山", "徒步", "礼物", "禮物", "奶奶", "外婆",
-    "团建", "團建", "约会", "約會", "失眠", "焦虑", "焦慮", "健身", "电影", "電影", "餐厅", "餐廳", "聚餐", "周末",
-    "週末", "天气", "天氣", "假期", "放假", "过年", "過年", "春节", "春節", "火锅", "火鍋", "做饭", "做飯", "好吃",
-    "减肥", "減肥", "感冒", "头疼", "頭疼", "睡不着", "睡不著", "女朋友", "男朋友", "老婆", "老公", "爸妈", "爸媽",
-    "心情", "出去玩", "景点", "景點", "衣服", "小说", "小說", "唱歌", "跑步",
+    "午饭", "午餐", "晚饭", "晚餐", "早餐", "菜谱", "食谱", "蛋糕", "小狗", "狗狗", "猫咪", "小猫", "宠物", "过生日",
+    "過生日", "生日快乐", "生日快樂", "生日礼物", "生日禮物", "生日派对", "生日派對", "婚礼", "婚禮", "纪念日",
+    "紀念日", "度假", "旅游", "旅遊", "爬山", "徒步", "礼物", "禮物", "奶奶", "外婆", "团建", "團建", "约会", "約會",
+    "失眠", "焦虑", "焦慮", "健身", "电影", "電影", "餐厅", "餐廳", "聚餐", "周末", "週末", "天气", "天氣", "假期",
+    "放假", "过年", "過年", "春节", "春節", "火锅", "火鍋", "做饭", "做飯", "好吃", "减肥", "減肥", "感冒", "头疼",
+    "頭疼", "睡不着", "睡不著", "女朋友", "男朋友", "老婆", "老公", "爸妈", "爸媽", "心情", "出去玩", "景点", "景點",
+    "衣服", "小说", "小說", "唱歌", "跑步", "拉伸", "腰疼", "颈椎", "頸椎", "房东", "房東", "租房", "买车", "買車",
+    "跳槽", "辞职", "辭職", "笑话", "笑話",
     # ja
     "ランチ", "夕食", "朝食", "レシピ", "ケーキ", "犬", "猫", "ペット", "誕生日", "結婚式", "旅行", "休暇",
-    "プレゼント", "おばあちゃん", "デート", "映画", "筋トレ", "レストラン", "飲み会", "週末", "天気", "休日", "料理",
-    "ダイエット", "風邪", "彼女", "彼氏", "観光",
+    "プレゼント", "おばあちゃん", "映画", "筋トレ", "レストラン", "飲み会", "週末", "天気", "休日", "料理",
+    "ダイエット", "風邪", "彼女", "彼氏", "観光", "腰痛", "転職", "退職", "引っ越し", "冗談", "ジョーク",
     # ko
     "점심", "저녁", "아침", "레시피", "케이크", "강아지", "고양이", "반려동물", "생일", "결혼식", "여행", "휴가",
-    "선물", "할머니", "데이트", "영화", "운동", "식당", "맛집", "회식", "주말", "날씨", "요리", "다이어트", "감기",
-    "여자친구", "남자친구", "관광",
+    "할머니", "데이트", "영화", "운동", "식당", "맛집", "회식", "주말", "날씨", "요리", "다이어트", "감기",
+    "여자친구", "남자친구", "관광", "허리", "이직", "퇴사", "농담",
 )
 _WORDS = frozenset(_LATIN_WORDS.split())
 _WORD = re.compile(r"[^\W_]+")

@@ -58,7 +58,7 @@ SCENE_WEIGHT = 0.9
 SCENE_ONLY_SHARE = 0.6
 # An ask about everyday life (a cake, a puppy, a birthday: everyday_topics.py) routes a skill only
 # on a match at least this strong; a weaker one is capped below MEDIUM.
-EVERYDAY_MIN_SCORE = 50
+EVERYDAY_MIN_SCORE = 60
 
 
 @dataclass(frozen=True)
@@ -168,13 +168,20 @@ def _score(i: int, found: Evidence, bonus: float, term_set: frozenset[str], inde
         # after a pivot, or before a question about everyday life, the ask left the scene behind
         score = min(score, MEDIUM - 1) if turned or everyday else round(score * SCENE_ONLY_SHARE)
         suffix = (*suffix, "penalty:matched_only_the_scene")
-    if fact and score >= MEDIUM:
-        score = MEDIUM - 1
+    # Both scale every score below the bar into 0..MEDIUM-1, so the ranking (for `list_skills` and
+    # the diagnostics) keeps its order while nothing under the bar is routed.
+    if fact:
+        score = _below_medium(score, 101)
         suffix = (*suffix, "penalty:asks_for_a_fact")
-    elif everyday and not named and MEDIUM <= score < EVERYDAY_MIN_SCORE:
-        score = MEDIUM - 1
+    elif everyday and not named and score < EVERYDAY_MIN_SCORE:
+        score = _below_medium(score, EVERYDAY_MIN_SCORE)
         suffix = (*suffix, f"penalty:everyday_topic={everyday[0]}")
     return _Scored(i, score, skill, found, prefix, suffix)
+
+
+def _below_medium(score: int, bar: int) -> int:
+    """`score` (below `bar`) scaled into 0..MEDIUM-1, keeping the order of scores."""
+    return score * (MEDIUM - 1) // bar
 
 
 def _names_something(terms: set[str], ask: str, postings: Mapping[str, object]) -> bool:

@@ -77,5 +77,5 @@ def test_the_router_ranks_the_subject_of_a_fact_question_but_routes_nothing() ->
     fact = router.route("who came up with A/B testing and significance tests?")
     assert fact.selected == ()
     assert fact.candidates[0].skill.name == "ab-testing"
-    assert fact.candidates[0].score == MEDIUM - 1
+    assert fact.candidates[0].score < MEDIUM <= asked.selected[0].score
     assert "penalty:asks_for_a_fact" in fact.candidates[0].reasons
