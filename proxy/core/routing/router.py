@@ -173,7 +173,7 @@ def _score(i: int, found: Evidence, bonus: float, term_set: frozenset[str], inde
     if fact:
         score = _below_medium(score, 101)
         suffix = (*suffix, "penalty:asks_for_a_fact")
-    elif everyday and not named and score < EVERYDAY_MIN_SCORE:
+    elif everyday and not (named and len(features.name_terms) > 1) and score < EVERYDAY_MIN_SCORE:
         score = _below_medium(score, EVERYDAY_MIN_SCORE)
         suffix = (*suffix, f"penalty:everyday_topic={everyday[0]}")
     return _Scored(i, score, skill, found, prefix, suffix)
