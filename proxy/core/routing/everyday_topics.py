@@ -51,7 +51,7 @@ nonno ristorante weekend
 obiad kolacja śniadanie ciasto pies psy kot koty szczeniak urodziny ślub wakacje urlop prezent prezenty babcia
 dziadek restauracja kino weekend pogoda
 köpek kedi yavru düğün tatil hediye babaanne anneanne restoran sinema hafta sonu hava durumu
-resep kue anjing kucing pernikahan liburan hadiah nenek kakek restoran bioskop akhir pekan cuaca
+resep kue anjing kucing pernikahan liburan hadiah nenek kakek restoran bioskop cuti akhir pekan cuaca
 chó mèo quà
 """
 # Two-word phrases, matched in the ask as written; with them the words of a message that only shares

@@ -197,7 +197,7 @@ class Focus(NamedTuple):
 
     ask: str
     scene: str
-    why: str  # `pivot`, `question` or `whole`
+    why: str  # `pivot`, `question` (after the scene), `question first` (before it) or `whole`
 
 
 def _phrase_at(words: list[str], k: int, table: dict[str, tuple[tuple[str, ...], ...]]) -> int:
@@ -315,7 +315,7 @@ def request_focus(text: str) -> Focus:
     if _asks(parts[0]):  # the question comes first: what follows details it, or sets a scene after it
         rest = parts[1:]
         if _stands_alone(parts[0]) and not any(_asks(part) for part in rest):
-            return Focus(parts[0], " ".join(rest), "question")
+            return Focus(parts[0], " ".join(rest), "question first")
         return Focus(folded, "", "whole")
     first = next((k for k, part in enumerate(parts) if k and _asks(part)), 0)
     if first == 0:  # no question: an imperative or a description, all of it asks

@@ -254,7 +254,10 @@ class SkillRouter:
         term_set = frozenset(t.term for t in terms)  # every term: "not for" phrases are not indexed
         turned = focus.why == "pivot"
         fact = asks_for_a_fact(focus.ask)  # "who invented …?": the model knows, no skill helps
-        everyday = everyday_words(focus.ask)  # "cake ideas for 12 people?"
+        # "cake ideas for 12 people?", and the life a first question goes on to tell ("What's a good book on
+        # negotiation? I'm buying a used car"); a scene before the ask is not read ("my dog chewed my
+        # charger lol. anyway, can you write the migration …" asks for work)
+        everyday = everyday_words(f"{focus.ask} {focus.scene}" if focus.why == "question first" else focus.ask)
         scored = [_score(i, found, bonus.get(i, 0.0), term_set, index, scene, turned, fact, everyday)
                   for i, found in evidence(chosen, query, index)]
         name_order = index.name_order

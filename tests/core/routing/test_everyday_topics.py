@@ -75,3 +75,12 @@ def test_a_cjk_word_inside_a_word_of_work_is_not_everyday() -> None:
     assert everyday_words(normalize("アプリのアップデートを配信したい")) == ()  # デート in アップデート
     assert everyday_words(normalize("批量把 DICOM 文件脱敏，出生日期要去掉")) == ()  # 生日 in 出生日期
     assert everyday_words(normalize("이사회 보고서를 써 줘")) == ()  # 이사 in 이사회
+
+
+def test_the_life_a_first_question_goes_on_to_tell_counts_but_a_scene_before_a_pivot_does_not(
+        router: SkillRouter) -> None:
+    chatter = router.route("any startup ideas that are fun? asking because I'm planning my sister's birthday party")
+    assert chatter.selected == ()
+    assert any(r.startswith("penalty:everyday_topic=") for r in chatter.candidates[0].reasons)
+    work = router.route("my birthday is today lol. anyway, any startup ideas and growth tactics for our SaaS?")
+    assert [c.skill.name for c in work.selected] == ["marketing-ideas"]
