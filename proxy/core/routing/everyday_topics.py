@@ -17,8 +17,9 @@ substrings, so a CJK word is left out when it also sits inside a word of work: �
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
-from proxy.core.routing.tokens import CJK_RUN
+from proxy.core.routing.tokens import CJK_RUN, plain_words
 
 _LATIN_WORDS = """
 lunch lunches dinner dinners breakfast brunch recipe recipes cake cakes cookie cookies pizza baking
@@ -90,13 +91,39 @@ _CJK_WORDS = (
     "여자친구", "남자친구", "관광", "허리", "이직", "퇴사", "농담",
 )
 _WORDS = frozenset(_LATIN_WORDS.split())
-_WORD = re.compile(r"[^\W_]+")
+LONGEST_EVERYDAY_ASK = 600
+
+
+def _by_first(items: tuple[str, ...], first: Callable[[str], str]) -> dict[str, tuple[str, ...]]:
+    found: dict[str, list[str]] = {}
+    for item in items:
+        found.setdefault(first(item), []).append(item)
+    return {key: tuple(values) for key, values in found.items()}
+
+
+# Phrases by their first word, CJK words by their first character: an ask is searched only for
+# those its own words and characters can start.
+_PHRASES_BY_WORD = _by_first(_LATIN_PHRASES, lambda phrase: sorted(plain_words(phrase), key=phrase.find)[0])
+_CJK_BY_CHARACTER = _by_first(_CJK_WORDS, lambda word: word[0])
 
 
 def everyday_words(ask: str) -> tuple[str, ...]:
-    """The everyday-life words of a (normalised) ask, in the order met."""
-    found = [w for w in _WORD.findall(ask) if w in _WORDS]
-    found += [p for p in _LATIN_PHRASES if p in ask]
+    """The everyday-life words of a (normalised) ask, in the order met; none in an ask longer than
+    LONGEST_EVERYDAY_ASK characters, which carries a task of its own (a pasted log, a spec)."""
+    if len(ask) > LONGEST_EVERYDAY_ASK:
+        return ()
+    words = plain_words(ask)
+    found = set(words.intersection(_WORDS))
+    for word in words.intersection(_PHRASES_BY_WORD):
+        found.update(phrase for phrase in _PHRASES_BY_WORD[word] if phrase in ask)
     if CJK_RUN.search(ask):
-        found += [w for w in _CJK_WORDS if w in ask]
-    return tuple(dict.fromkeys(found))
+        for character in set(ask).intersection(_CJK_BY_CHARACTER):
+            found.update(word for word in _CJK_BY_CHARACTER[character] if word in ask)
+    return tuple(sorted(found, key=lambda word: (_first_place(ask, word), word)))
+
+
+def _first_place(ask: str, word: str) -> int:
+    """Where a word first stands in the ask as a whole word (a bare `find` could meet it inside
+    another word first: `car` in `scary`)."""
+    match = re.search(rf"(?<![^\W_]){re.escape(word)}(?![^\W_])", ask)
+    return match.start() if match else ask.find(word)

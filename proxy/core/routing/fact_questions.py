@@ -20,16 +20,17 @@ Pure and deterministic; the patterns are matched on the normalised (case-folded)
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
-from proxy.core.routing.tokens import CJK_RUN
+from proxy.core.routing.tokens import CJK_RUN, plain_words
 
 LONGEST_FACT_QUESTION = 160  # characters of the ask; longer ones carry a task of their own
 _MADE = (
     r"(?:invent(?:ed|s)?|creat(?:ed|es)|made|found(?:ed|s)|came up with|come up with|coined|designed|"
     r"discovered|developed)"
 )
-# Each pattern with the strings one of which it cannot match without: a pattern is only searched
-# in an ask that holds one of them, so most messages cost a few substring tests.
+# Each pattern with the words (or CJK strings) one of which it cannot match without: a pattern is
+# only searched in an ask that holds one of them, so most messages cost a set test.
 _FACTS: tuple[tuple[tuple[str, ...], str], ...] = (
     # en
     (("who",),
@@ -119,21 +120,29 @@ _DIFFERENCES: tuple[tuple[tuple[str, ...], str], ...] = (
 _CHOICE = re.compile(r"\b(?:which|should|recommend|for (?:my|our))\b|哪个|該用|应该|どっち|어느 것")
 
 
-Shapes = tuple[tuple[str, re.Pattern[str]], ...]
+class Shapes(NamedTuple):
+    """Patterns by the trigger they need: a Latin word of the ask, or a CJK string in it."""
+
+    by_word: dict[str, re.Pattern[str]]
+    by_cjk: tuple[tuple[str, re.Pattern[str]], ...]
 
 
 def _shapes(table: tuple[tuple[tuple[str, ...], str], ...]) -> Shapes:
-    """(trigger, the patterns that need it), for each trigger of the table."""
     found: dict[str, list[str]] = {}
     for triggers, pattern in table:
         for trigger in triggers:
             found.setdefault(trigger, []).append(pattern)
-    return tuple((trigger, re.compile("|".join(patterns))) for trigger, patterns in found.items())
+    compiled = {trigger: re.compile("|".join(patterns)) for trigger, patterns in found.items()}
+    return Shapes({t: p for t, p in compiled.items() if not CJK_RUN.search(t)},
+                  tuple((t, p) for t, p in compiled.items() if CJK_RUN.search(t)))
 
 
-def _matches(shapes: Shapes, ask: str) -> bool:
-    """A substring test per trigger (cheap), and the patterns of those found."""
-    return any(trigger in ask and pattern.search(ask) for trigger, pattern in shapes)
+def _matches(shapes: Shapes, ask: str, words: frozenset[str], cjk: bool) -> bool:
+    """The patterns whose trigger the ask holds (a set test for the words), searched."""
+    by_word = shapes.by_word
+    if any(by_word[word].search(ask) for word in words.intersection(by_word)):
+        return True
+    return cjk and any(trigger in ask and pattern.search(ask) for trigger, pattern in shapes.by_cjk)
 
 
 _FACT_SHAPES = _shapes(_FACTS)
@@ -146,6 +155,7 @@ def asks_for_a_fact(ask: str) -> bool:
         return False
     if len(ask) > LONGEST_FACT_QUESTION // 2 and CJK_RUN.search(ask):
         return False
-    if _matches(_FACT_SHAPES, ask):
+    words, cjk = plain_words(ask), CJK_RUN.search(ask) is not None
+    if _matches(_FACT_SHAPES, ask, words, cjk):
         return True
-    return _matches(_DIFFERENCE_SHAPES, ask) and _CHOICE.search(ask) is None
+    return _matches(_DIFFERENCE_SHAPES, ask, words, cjk) and _CHOICE.search(ask) is None

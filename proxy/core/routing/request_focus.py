@@ -28,7 +28,7 @@ import re
 from functools import lru_cache
 from typing import NamedTuple
 
-from proxy.core.routing.tokens import CJK_RUN, FOREIGN_STOPWORDS, STOPWORDS, normalize
+from proxy.core.routing.tokens import CJK_RUN, FOREIGN_STOPWORDS, STOPWORDS, normalize, plain_words
 
 # Words and phrases that turn a conversation to something else. Matched as whole words, case
 # folded; CJK ones after the start of a clause.
@@ -211,7 +211,7 @@ def _phrase_at(words: list[str], k: int, table: dict[str, tuple[tuple[str, ...],
 def _last_pivot(text: str) -> tuple[int, int] | None:
     """(start, end) of the last pivot in a normalised text."""
     found: tuple[int, int] | None = None
-    if not _PIVOT_MARKS.isdisjoint(_WORD.findall(text)):  # most messages have none
+    if not _PIVOT_MARKS.isdisjoint(plain_words(text)):  # most messages have none (the words are kept for later rules)
         spans = list(_WORD.finditer(text))
         words = [m.group() for m in spans]
         for k, word in enumerate(words):

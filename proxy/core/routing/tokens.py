@@ -256,3 +256,10 @@ def compounds(text: str) -> list[str]:
 def words(text: str) -> list[str]:
     """Plain normalised words (no stemming, no stopword removal), for lexicon lookups."""
     return _PARTS.findall(CJK_RUN.sub(" ", normalize(text)))
+
+
+@lru_cache(maxsize=1024)
+def plain_words(text: str) -> frozenset[str]:
+    """The distinct words of a normalised text as written (letters and digits, nothing stemmed).
+    Cached: several rules of the router read the same ask."""
+    return frozenset(_PARTS.findall(text))

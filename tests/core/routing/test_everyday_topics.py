@@ -53,7 +53,7 @@ def test_a_weak_match_on_an_everyday_ask_is_capped_below_medium(router: SkillRou
     assert lunch.selected == ()
     top = lunch.candidates[0]
     assert top.skill.name == "marketing-ideas" and top.score < MEDIUM
-    assert "penalty:everyday_topic=lunch" in top.reasons
+    assert "penalty:everyday_topic=team lunch" in top.reasons
 
 
 def test_a_strong_match_still_routes(router: SkillRouter) -> None:

@@ -246,10 +246,31 @@ class Lexicon:
     english_only: frozenset[str] = frozenset()
     # Turkish phrases, folded: Turkish inflects a phrase's last word (veri tabanı → veri tabanından).
     turkish_phrases: Mapping[str, str] = field(default_factory=dict)
+    # Each Turkish phrase without its last word (`veri` of `veri tabanı`): a key that does not start
+    # with one is no inflected Turkish phrase, which spares most keys the suffix search.
+    turkish_heads: frozenset[str] = field(init=False, default=frozenset())
+    # The first two words of each listed phrase (`pull request` of `pull request template`), and the
+    # first word of each Turkish one: a message's "the" or "how" starts a listed phrase only if the
+    # word after it does too, which spares most phrase heads every lookup.
+    phrase_pairs: frozenset[str] = field(init=False, default=frozenset())
+    turkish_firsts: frozenset[str] = field(init=False, default=frozenset())
+
+    def __post_init__(self) -> None:
+        heads = frozenset(phrase.rsplit(" ", 1)[0] for phrase in self.turkish_phrases)
+        object.__setattr__(self, "turkish_heads", heads)
+        firsts = frozenset(phrase.split(" ", 1)[0] for phrase in self.turkish_phrases)
+        object.__setattr__(self, "turkish_firsts", firsts)
+        pairs = frozenset(" ".join(key.split(" ", 2)[:2]) for key in self.words if " " in key)
+        object.__setattr__(self, "phrase_pairs", pairs)
 
     def lookup_phrase(self, words: Sequence[str], start: int) -> tuple[str, str] | None:
         """(key, english) for the longest listed phrase of 2+ words starting at `start`."""
         longest = self.phrase_words.get(words[start], 0)
+        if start + 1 >= len(words):
+            return None
+        if f"{words[start]} {words[start + 1]}" not in self.phrase_pairs and (
+                not self.turkish_firsts or fold_accents(words[start]) not in self.turkish_firsts):
+            return None
         for size in range(min(longest, len(words) - start), 1, -1):
             key = " ".join(words[start : start + size])
             english = self.words.get(key)
@@ -264,6 +285,8 @@ class Lexicon:
         """A listed Turkish phrase whose last word carries suffixes (`kod incelemesini`)."""
         folded = fold_accents(key)
         head = folded.rfind(" ") + 1
+        if folded[: head - 1] not in self.turkish_heads:
+            return None
         for end in range(len(folded) - 1, head + _TURKISH_STEM_MIN - 1, -1):
             english = self.turkish_phrases.get(folded[:end])
             if english is not None and is_turkish_suffix_chain(folded[end:]):
