@@ -1,11 +1,14 @@
-"""Words of everyday life: food, pets, family, holidays, leisure, health, gifts.
+"""Words of everyday life: food, pets, family, celebrations, going out, home, cars, career moves,
+health, feelings, gifts; and the words of a message that only shares news ("no question, just
+proud").
 
 A message that asks about one of them ("cake ideas for 12 people", "a good name for a puppy",
 "how do I calm my nerves?") asks for something a model answers by itself, even when it
 mentions a tool or names a word a skill also uses ("ideas", "board", "podcast"). Such an ask
-needs strong evidence before a skill is routed for it: the router caps a weak match below
-`medium` and says which everyday word it saw. A strong match still routes ("write the birthday
-email sequence for our bakery's loyalty program" is a task for an email skill).
+needs strong evidence before a skill is routed for it: the router scales a match below its bar
+(`EVERYDAY_MIN_SCORE`) under `medium` and says which everyday word it saw. A strong match still
+routes ("write the birthday email sequence for our bakery's loyalty program" is a task for an
+email skill).
 
 The words are general vocabulary of everyday life in the languages the router reads, chosen
 to rarely name a task of software, data, science, marketing or writing work (so not "book",
@@ -35,7 +38,7 @@ gift gifts icebreaker icebreakers weekend weekends weather sunscreen haircut
 coffee coffees tea beer wine drink drinks mortgage retirement pension salary coworker coworkers
 landlord apartment heater bedroom kitchen couch furniture houseplant houseplants movers
 car cars dealership career resign resignation sabbatical jealous proud nervous overwhelmed
-joke jokes limerick bedtime trivia workout headache backache posture dentist
+joke jokes limerick bedtime trivia headache backache posture dentist
 commute commuting exam exams celebrate celebrating celebration cry crying tears exhausted bored lonely
 mittagessen abendessen frühstück rezept rezepte kuchen hund hunde katze katzen welpe geburtstag hochzeit urlaub
 wandern geschenk geschenke oma opa kino wochenende wetter
