@@ -184,10 +184,10 @@ def _below_medium(score: int, bar: int) -> int:
     return score * (MEDIUM - 1) // bar
 
 
-def _names_something(terms: set[str], ask: str, postings: Mapping[str, object]) -> bool:
+def _names_something(terms: set[str], everyday: tuple[str, ...], postings: Mapping[str, object]) -> bool:
     """The ask names something of its own: a term of the catalog or a topic of everyday life. One that
     names neither ("¿Qué les mando y cuándo?") asks about the scene, which is then part of the ask."""
-    return any(term in postings for term in terms) or bool(everyday_words(ask))
+    return bool(everyday) or any(term in postings for term in terms)
 
 
 _HEAD_BITS = sum(FIELD_BITS[name] for name in ("name", "folder", "tags", "description", "referred", "use_when"))
@@ -235,10 +235,16 @@ class SkillRouter:
         scene: frozenset[str] = frozenset()
         asked = split
         postings = index.postings
+        # "cake ideas for 12 people?", and the life a first question goes on to tell ("What's a good book on
+        # negotiation? I'm buying a used car"); a scene before the ask is not read ("my dog chewed my
+        # charger lol. anyway, can you write the migration …" asks for work)
+        everyday = asked_everyday = everyday_words(focus.ask)
         if focus.scene:  # what the message asks outweighs the scene it sets
             ask_split = split_text(focus.ask)
             ask_terms = {t.term for t in split_query_terms(ask_split, index)}
-            if _names_something(ask_terms, focus.ask, postings):  # else it asks about the scene
+            if focus.why == "question first":
+                everyday = everyday_words(f"{focus.ask} {focus.scene}")
+            if _names_something(ask_terms, asked_everyday, postings):  # else it asks about the scene
                 asked = ask_split
                 scene = frozenset(t.term for t in terms if t.term not in ask_terms)
                 terms = tuple(t._replace(weight=t.weight * SCENE_WEIGHT) if t.term in scene else t for t in terms)
@@ -254,10 +260,6 @@ class SkillRouter:
         term_set = frozenset(t.term for t in terms)  # every term: "not for" phrases are not indexed
         turned = focus.why == "pivot"
         fact = asks_for_a_fact(focus.ask)  # "who invented …?": the model knows, no skill helps
-        # "cake ideas for 12 people?", and the life a first question goes on to tell ("What's a good book on
-        # negotiation? I'm buying a used car"); a scene before the ask is not read ("my dog chewed my
-        # charger lol. anyway, can you write the migration …" asks for work)
-        everyday = everyday_words(f"{focus.ask} {focus.scene}" if focus.why == "question first" else focus.ask)
         scored = [_score(i, found, bonus.get(i, 0.0), term_set, index, scene, turned, fact, everyday)
                   for i, found in evidence(chosen, query, index)]
         name_order = index.name_order
