@@ -23,6 +23,7 @@ from proxy.core.catalog.skill import Skill
 from proxy.core.routing.everyday_topics import everyday_words
 from proxy.core.routing.evidence import Evidence, Query, evidence, name_mentions, raw_scores, shortlist
 from proxy.core.routing.fact_questions import asks_for_a_fact
+from proxy.core.routing.languages import message_languages, other_language, skill_languages
 from proxy.core.routing.query import QueryTerm, cap_text, split_query_terms, warm_lexicon
 from proxy.core.routing.request_focus import request_focus
 from proxy.core.routing.term_index import RoutingIndex, SkillMatches, build_index
@@ -59,6 +60,9 @@ SCENE_ONLY_SHARE = 0.6
 # An ask about everyday life (a cake, a puppy, a birthday: everyday_topics.py) routes a skill only
 # on a match at least this strong; a weaker one is capped below MEDIUM.
 EVERYDAY_MIN_SCORE = 60
+# A skill for another programming language than the ones a message names (a Java driver, for a
+# python message: languages.py) keeps this share of its score.
+OTHER_LANGUAGE_SHARE = 0.6
 
 
 @dataclass(frozen=True)
@@ -145,7 +149,7 @@ class _Scored(NamedTuple):
 
 def _score(i: int, found: Evidence, bonus: float, term_set: frozenset[str], index: RoutingIndex,
            scene: frozenset[str] = frozenset(), turned: bool = False, fact: bool = False,
-           everyday: tuple[str, ...] = ()) -> _Scored:
+           everyday: tuple[str, ...] = (), languages: frozenset[str] = frozenset()) -> _Scored:
     skill, features = index.skills[i], index.features[i]
     named = bonus  # the name written in what the message asks
     raw = found.raw * BREADTH_FACTOR[min(found.breadth, len(BREADTH_FACTOR) - 1)]
@@ -168,6 +172,10 @@ def _score(i: int, found: Evidence, bonus: float, term_set: frozenset[str], inde
         # after a pivot, or before a question about everyday life, the ask left the scene behind
         score = min(score, MEDIUM - 1) if turned or everyday else round(score * SCENE_ONLY_SHARE)
         suffix = (*suffix, "penalty:matched_only_the_scene")
+    other = other_language(skill_languages(skill.name), languages) if languages else None
+    if other and not named:
+        score = round(score * OTHER_LANGUAGE_SHARE)
+        suffix = (*suffix, f"penalty:for_another_language={other}")
     # Both scale every score below the bar into 0..MEDIUM-1, so the ranking (for `list_skills` and
     # the diagnostics) keeps its order while nothing under the bar is routed.
     if fact:
@@ -260,7 +268,8 @@ class SkillRouter:
         term_set = frozenset(t.term for t in terms)  # every term: "not for" phrases are not indexed
         turned = focus.why == "pivot"
         fact = asks_for_a_fact(focus.ask)  # "who invented …?": the model knows, no skill helps
-        scored = [_score(i, found, bonus.get(i, 0.0), term_set, index, scene, turned, fact, everyday)
+        languages = message_languages(split.words)
+        scored = [_score(i, found, bonus.get(i, 0.0), term_set, index, scene, turned, fact, everyday, languages)
                   for i, found in evidence(chosen, query, index)]
         name_order = index.name_order
         scored.sort(key=lambda s: (-s.score, name_order[s.position]))  # ties by name, then location
