@@ -168,6 +168,12 @@ def _score(i: int, found: Evidence, bonus: float, term_set: frozenset[str], inde
         # after a pivot, or before a question about everyday life, the ask left the scene behind
         score = min(score, MEDIUM - 1) if turned or everyday else round(score * SCENE_ONLY_SHARE)
         suffix = (*suffix, "penalty:matched_only_the_scene")
+    elif (turned or everyday) and scene and not named and not scene.isdisjoint(found.terms) and not _heads(
+            [term for term in found.terms if term not in scene], features.matches.where):
+        # the ask that left the scene behind adds only words of the skill's body ("… anyway, is it normal
+        # for a cat to sleep 16 hours a day?" meets `hour` in a dashboard skill's prose): the scene carries it
+        score = min(score, MEDIUM - 1)
+        suffix = (*suffix, "penalty:ask_matched_only_the_body")
     # Both scale every score below the bar into 0..MEDIUM-1, so the ranking (for `list_skills` and
     # the diagnostics) keeps its order while nothing under the bar is routed.
     if fact:

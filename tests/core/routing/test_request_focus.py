@@ -7,7 +7,7 @@ import pytest
 
 from proxy.core.routing.request_focus import clauses, request_focus
 from proxy.core.routing.router import MEDIUM, SkillRouter
-from tests.core.routing.test_router import CATALOG, names
+from tests.core.routing.test_router import CATALOG, make_skill, names
 
 
 @pytest.mark.parametrize(("text", "ask", "scene"), [
@@ -122,3 +122,17 @@ def test_an_ask_about_an_everyday_topic_names_something_of_its_own(router: Skill
                             "how do I calm my nerves?")
     assert decision.selected == ()
     assert "penalty:matched_only_the_scene" in decision.candidates[0].reasons
+
+
+def test_an_ask_that_adds_only_body_words_after_a_pivot_does_not_carry_the_scene() -> None:
+    # the ask after "btw" meets `hour` only in a heading of the dashboard skill: the scene carries it
+    router = SkillRouter((make_skill("grafana-dashboards", "Build Grafana dashboards and alerts for service metrics.",
+                                     headings=("Requests per hour", "Latency panels")),))
+    chatter = router.route("grafana alerts and dashboards kept paging me all night. btw, is it normal for a cat to "
+                           "sleep 16 hours a day?")
+    assert chatter.selected == ()
+    top = chatter.candidates[0]
+    assert top.score < MEDIUM and "penalty:ask_matched_only_the_body" in top.reasons
+    work = router.route("grafana alerts kept paging me all night. btw, how do I tune the alerts on our dashboards?")
+    assert names(work.selected) == ["grafana-dashboards"]
+    assert "penalty:ask_matched_only_the_body" not in work.selected[0].reasons
