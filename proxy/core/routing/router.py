@@ -23,6 +23,7 @@ from proxy.core.catalog.skill import Skill
 from proxy.core.routing.everyday_topics import everyday_words
 from proxy.core.routing.evidence import Evidence, Query, evidence, name_mentions, raw_scores, shortlist
 from proxy.core.routing.fact_questions import asks_for_a_fact
+from proxy.core.routing.fun_writing import fun_writing
 from proxy.core.routing.query import QueryTerm, cap_text, split_query_terms, warm_lexicon
 from proxy.core.routing.request_focus import request_focus
 from proxy.core.routing.shared_news import shares_news
@@ -146,7 +147,7 @@ class _Scored(NamedTuple):
 
 def _score(i: int, found: Evidence, bonus: float, term_set: frozenset[str], index: RoutingIndex,
            scene: frozenset[str] = frozenset(), turned: bool = False, fact: bool = False,
-           everyday: tuple[str, ...] = (), news: str = "") -> _Scored:
+           everyday: tuple[str, ...] = (), news: str = "", fun: str = "") -> _Scored:
     skill, features = index.skills[i], index.features[i]
     named = bonus  # the name written in what the message asks
     raw = found.raw * BREADTH_FACTOR[min(found.breadth, len(BREADTH_FACTOR) - 1)]
@@ -180,10 +181,11 @@ def _score(i: int, found: Evidence, bonus: float, term_set: frozenset[str], inde
     if fact:
         score = _below_medium(score, 101)
         suffix = (*suffix, "penalty:asks_for_a_fact")
-    elif news and not (named and len(features.name_terms) > 1 and features.name_terms <= term_set):
-        # asks for nothing: "we just migrated from Jenkins to GitHub Actions and it feels like I can breathe"
+    elif (news or fun) and not (named and len(features.name_terms) > 1 and features.name_terms <= term_set):
+        # asks for nothing ("we just migrated from Jenkins to GitHub Actions and it feels like I can breathe"),
+        # or for a piece of fun whose topic a skill serves ("a limerick about our database migration")
         score = _below_medium(score, 101)
-        suffix = (*suffix, f"penalty:shares_news={news}")
+        suffix = (*suffix, f"penalty:shares_news={news}" if news else f"penalty:asks_for_fun_writing={fun}")
     elif everyday and not (named and len(features.name_terms) > 1) and score < EVERYDAY_MIN_SCORE:
         score = _below_medium(score, EVERYDAY_MIN_SCORE)
         suffix = (*suffix, f"penalty:everyday_topic={everyday[0]}")
@@ -272,7 +274,8 @@ class SkillRouter:
         turned = focus.why == "pivot"
         fact = asks_for_a_fact(focus.ask)  # "who invented …?": the model knows, no skill helps
         news = shares_news(normalize(capped))  # "finally passed SOC 2 🎉": asks for nothing
-        scored = [_score(i, found, bonus.get(i, 0.0), term_set, index, scene, turned, fact, everyday, news)
+        fun = fun_writing(focus.ask)  # "a limerick about our database migration": the model writes it alone
+        scored = [_score(i, found, bonus.get(i, 0.0), term_set, index, scene, turned, fact, everyday, news, fun)
                   for i, found in evidence(chosen, query, index)]
         name_order = index.name_order
         scored.sort(key=lambda s: (-s.score, name_order[s.position]))  # ties by name, then location
