@@ -29,7 +29,7 @@ from proxy.core.routing.request_focus import request_focus
 from proxy.core.routing.shared_news import shares_news
 from proxy.core.routing.term_index import RoutingIndex, SkillMatches, build_index
 from proxy.core.routing.terms import FIELD_BITS
-from proxy.core.routing.tokens import normalize, split_text
+from proxy.core.routing.tokens import normalize, plain_words, split_text
 
 Confidence = Literal["high", "medium", "low"]
 
@@ -203,6 +203,23 @@ def _names_something(terms: set[str], everyday: tuple[str, ...], postings: Mappi
     return bool(everyday) or any(term in postings for term in terms)
 
 
+# Words an ask uses without naming a topic of its own: "any creative ideas?", "is this normal?",
+# "¿alguna idea?", "des conseils ?" ask about the scene before them.
+_GENERIC_ASK = frozenset("""
+any some idea ideas tip tips advice suggestion suggestions thought thoughts recommendation recommendations creative
+good best normal crazy weird ok okay fine worth do say tell think should would could what how why is it this that me
+you please pls help else now here there thing things way ways anything something suggest recommend
+irgendwelche ideen idee tipps rat ratschläge alguna algún idea ideas consejo consejos sugerencias des idées idée
+conseils dicas sugestões sugestoes alguma idee consigli идеи идея советы совет pomysły pomysł rady fikir öneri
+tavsiye ide saran
+""".split())
+
+
+def _generic(ask: str) -> bool:
+    """The ask's words are all generic (`_GENERIC_ASK`): what it asks about is the scene."""
+    return plain_words(ask) <= _GENERIC_ASK
+
+
 _HEAD_BITS = sum(FIELD_BITS[name] for name in ("name", "folder", "tags", "description", "referred", "use_when"))
 
 
@@ -257,10 +274,13 @@ class SkillRouter:
             ask_terms = {t.term for t in split_query_terms(ask_split, index)}
             if focus.why == "question first":
                 everyday = everyday_words(f"{focus.ask} {focus.scene}")
-            if _names_something(ask_terms, asked_everyday, postings):  # else it asks about the scene
+            if _names_something(ask_terms, asked_everyday, postings) and not _generic(focus.ask):
                 asked = ask_split
                 scene = frozenset(t.term for t in terms if t.term not in ask_terms)
                 terms = tuple(t._replace(weight=t.weight * SCENE_WEIGHT) if t.term in scene else t for t in terms)
+            else:  # it asks about the scene ("I'm planning to propose to my girlfriend. any creative ideas?"),
+                # so the whole message asks, the life its scene tells included
+                everyday = everyday_words(f"{focus.scene} {focus.ask}")
         known = [t for t in terms if t.term in postings]
         raw = raw_scores(known, index, max(SHORTLIST_TERM_MIN, int(len(index.skills) * SHORTLIST_TERM_SHARE)))
         if not raw:  # only common words: sum them all

@@ -136,3 +136,14 @@ def test_an_ask_that_adds_only_body_words_after_a_pivot_does_not_carry_the_scene
     work = router.route("grafana alerts kept paging me all night. btw, how do I tune the alerts on our dashboards?")
     assert names(work.selected) == ["grafana-dashboards"]
     assert "penalty:ask_matched_only_the_body" not in work.selected[0].reasons
+
+
+def test_a_generic_ask_asks_about_the_scene_and_its_everyday_life() -> None:
+    # "any creative ideas?" names no topic of its own: the whole message asks, the girlfriend included
+    router = SkillRouter((make_skill("brainstorming", "Creative ideas and brainstorming for product plans and "
+                                     "proposals."),))
+    life = router.route("I'm planning to propose to my girlfriend next month. any creative ideas?")
+    assert life.selected == ()
+    assert "penalty:everyday_topic=girlfriend" in life.candidates[0].reasons
+    work = router.route("we're planning the product proposal for the board next month. any creative ideas?")
+    assert names(work.selected) == ["brainstorming"]
