@@ -26,7 +26,7 @@ from proxy.core.routing.fact_questions import asks_for_a_fact
 from proxy.core.routing.fun_writing import fun_writing
 from proxy.core.routing.query import QueryTerm, cap_text, split_query_terms, warm_lexicon
 from proxy.core.routing.request_focus import request_focus
-from proxy.core.routing.shared_news import shares_news
+from proxy.core.routing.shared_news import opens_with_a_request_verb, shares_news
 from proxy.core.routing.term_index import RoutingIndex, SkillMatches, build_index
 from proxy.core.routing.terms import FIELD_BITS
 from proxy.core.routing.tokens import normalize, plain_words, split_text
@@ -291,7 +291,10 @@ class SkillRouter:
         chosen = shortlist(raw, bonus, limit + SHORTLIST_SLACK)
         query = Query.of(known, scene)
         term_set = frozenset(t.term for t in terms)  # every term: "not for" phrases are not indexed
-        turned = focus.why == "pivot"
+        # the ask left the scene behind: after a pivot, or when a question that asks for no work follows a
+        # scene of everyday life ("Our marketing team is running a half marathon. how should a beginner train?")
+        turned = focus.why == "pivot" or (bool(scene) and not everyday and bool(everyday_words(focus.scene))
+                                          and not opens_with_a_request_verb(focus.ask))
         fact = asks_for_a_fact(focus.ask)  # "who invented …?": the model knows, no skill helps
         news = shares_news(normalize(capped))  # "finally passed SOC 2 🎉": asks for nothing
         fun = fun_writing(focus.ask)  # "a limerick about our database migration": the model writes it alone

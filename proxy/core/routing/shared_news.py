@@ -80,6 +80,10 @@ _REQUEST_PHRASES = re.compile(r"\b(?:would like|'d like|would love|'d love|looki
                               r"help (?:me|us)|hilf mir|aide-moi|me ajuda|ajúdame)\b")
 _FILLERS = frozenset("now also then so and ok okay just finally quickly quick first next lastly oh hey hi hello but "
                      "actually maybe pls please anyway anyways anyhow btw unrelated meanwhile".split())
+# What may stand before a request verb in an ask: "can you write …", "help me fix …", "bitte schreib …".
+_BEFORE_A_REQUEST = frozenset("can could would will you u me us help i need want to let's lets let please pls kindly "
+                              "bitte kannst du könntest puedes podrías por favor peux-tu pouvez-vous tu peux vous "
+                              "pode você voce puoi potresti можешь пожалуйста możesz proszę lütfen tolong".split())
 # The request markers of CJK text that `_asks` does not already read.
 _CJK_REQUESTS = re.compile(r"想要|需要|要求|希望|麻烦|帮|幫|给我|給我|たい|必要|お願い|싶|필요|부탁|해 ?줘")
 # Words that report a problem; negated ones ("nothing broke") do not count.
@@ -188,6 +192,15 @@ def _reports_a_problem(text: str, words: frozenset[str]) -> bool:
     found = _WORD.findall(text)
     return _PROBLEM_PHRASES.search(text) is not None or any(
         word in _PROBLEM_WORDS and _NEGATIONS.isdisjoint(found[max(0, k - 2) : k]) for k, word in enumerate(found))
+
+
+def opens_with_a_request_verb(ask: str) -> bool:
+    """The (normalised) ask asks for work: its first word after fillers and request openers ("can you",
+    "help me", "please") is a request verb ("write", "fix", "set", "schreib", "напиши")."""
+    for word in _WORD.findall(ask, 0, 120):
+        if word not in _FILLERS and word not in _BEFORE_A_REQUEST:
+            return word in _REQUEST_VERBS
+    return False
 
 
 def _asks_or_requests(segment: str) -> bool:

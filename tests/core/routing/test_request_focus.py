@@ -147,3 +147,15 @@ def test_a_generic_ask_asks_about_the_scene_and_its_everyday_life() -> None:
     assert "penalty:everyday_topic=girlfriend" in life.candidates[0].reasons
     work = router.route("we're planning the product proposal for the board next month. any creative ideas?")
     assert names(work.selected) == ["brainstorming"]
+
+
+def test_a_question_for_no_work_after_a_scene_of_everyday_life_leaves_the_scene_behind() -> None:
+    router = SkillRouter((make_skill("team-composition-analysis", "Plan team composition for startup teams: roles, "
+                                     "hiring and team capacity.", headings=("Weekly capacity", "Eight week plans")),))
+    life = router.route("Our startup team is running a half marathon for charity. how should a total beginner "
+                        "train in eight weeks?")
+    assert life.selected == ()
+    assert "penalty:ask_matched_only_the_body" in life.candidates[0].reasons
+    work = router.route("Our startup team is running a half marathon for charity. can you plan the team capacity "
+                        "for the next eight weeks?")
+    assert names(work.selected) == ["team-composition-analysis"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from proxy.core.routing.router import MEDIUM, SkillRouter
-from proxy.core.routing.shared_news import shares_news
+from proxy.core.routing.shared_news import opens_with_a_request_verb, shares_news
 from proxy.core.routing.tokens import normalize
 from tests.core.routing.test_router import make_skill
 
@@ -70,3 +70,16 @@ def test_news_routes_no_skill_and_says_why(router: SkillRouter) -> None:
 def test_news_that_writes_a_skill_name_still_routes_it(router: SkillRouter) -> None:
     decision = router.route("finally tried the github-actions-templates skill on our CI/CD builds, what a relief")
     assert [c.skill.name for c in decision.selected][:1] == ["github-actions-templates"]
+
+
+@pytest.mark.parametrize(("ask", "work"), [
+    ("can you write the migration that adds a status column?", True),
+    ("help me fix the panels", True),
+    ("please set up caching for node_modules", True),
+    ("kannst du mir eine Alarmregel schreiben?", False),  # the verb comes last in German: not read
+    ("напиши модуль Terraform", True),
+    ("how should a total beginner train in eight weeks?", False),
+    ("what should we do in Chicago for two days?", False),
+])
+def test_an_ask_that_opens_with_a_request_verb_asks_for_work(ask: str, work: bool) -> None:
+    assert opens_with_a_request_verb(normalize(ask)) is work
