@@ -8,16 +8,19 @@ skill (the router still ranks them, for `list_skills`), unless it writes a skill
 
 A message shares news when all of these hold, in the fourteen languages the router reads:
 
-- **no ask**: no clause is a question or opens with a request (`request_focus._asks`: a question
-  mark, "how", "can you", "please", "bitte", "怎么", "주세요" …), no clause opens with a request
-  verb ("write", "set up", "schreib", "напиши", "buatkan" …), and no word says what the user needs
-  or wants ("need", "want", "brauche", "necesito", "нужно", "perlu", "想要" …);
+- **no ask**: no clause, nor part of one between commas, is a question or opens with a request
+  (`request_focus.asks`: a question mark, "how", "can you", "please", "bitte", "怎么", "주세요" …;
+  "what a relief" is an exclamation) or with a request verb ("write", "set up", "schreib",
+  "напиши", "buatkan" …), and no word says what the user needs or wants ("need", "want", "next",
+  "attached", "brauche", "necesito", "нужно", "perlu", "想要" …);
 - **no problem**: nothing is reported as broken, failing or slow ("throws a KeyError", "keeps
   crashing", "kaputt", "报错"), unless negated ("nothing broke", "keine kaputten Builds mehr",
   "tanpa error"): a problem described without a question asks for help with it;
-- **news or a feeling**: a word of completion or time ("finally", "just shipped", "today",
-  "endlich", "acabamos de", "наконец-то", "akhirnya", "终于", "やっと", "드디어") or of a
-  feeling or celebration ("proud", "relieved", "erleichtert", "mutluyum", "vui quá", "🎉").
+- **news or a feeling**: a word of completion ("finally", "just shipped", "is done", "endlich",
+  "acabamos de", "наконец", "akhirnya", "终于", "やっと", "드디어") or of a feeling or
+  celebration ("proud", "relieved", "thanks", "erleichtert", "mutluyum", "vui quá", "🎉"); a word
+  of time ("today", "heute", "今天") only with an exclamation, since without one it often dates a
+  problem ("since yesterday our nightly job times out").
 
 Deliberately narrow: each condition leaves a message alone when in doubt, so a bare description of
 a task ("need a Helm chart for our Node API") or of a problem ("the checkout page throws a 500 when
