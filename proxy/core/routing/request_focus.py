@@ -254,7 +254,7 @@ def clauses(text: str) -> list[str]:
     return [clause for sentence in _SENTENCE_END.split(text) for clause in _clauses(sentence)]
 
 
-def _asks(clause: str) -> bool:
+def asks(clause: str) -> bool:
     """A question: a question mark, an opener at the start, a CJK question or request marker, or an
     English question word with an auxiliary one or two words after it."""
     if clause.endswith(("?", "？")):
@@ -312,12 +312,12 @@ def request_focus(text: str) -> Focus:
     parts = clauses(folded)
     if len(parts) < 2:
         return Focus(folded, "", "whole")
-    if _asks(parts[0]):  # the question comes first: what follows details it, or sets a scene after it
+    if asks(parts[0]):  # the question comes first: what follows details it, or sets a scene after it
         rest = parts[1:]
-        if _stands_alone(parts[0]) and not any(_asks(part) for part in rest):
+        if _stands_alone(parts[0]) and not any(asks(part) for part in rest):
             return Focus(parts[0], " ".join(rest), "question first")
         return Focus(folded, "", "whole")
-    first = next((k for k, part in enumerate(parts) if k and _asks(part)), 0)
+    first = next((k for k, part in enumerate(parts) if k and asks(part)), 0)
     if first == 0:  # no question: an imperative or a description, all of it asks
         return Focus(folded, "", "whole")
     ask = " ".join(parts[first:])

@@ -23,12 +23,14 @@ from proxy.core.catalog.skill import Skill
 from proxy.core.routing.everyday_topics import everyday_words
 from proxy.core.routing.evidence import Evidence, Query, evidence, name_mentions, raw_scores, shortlist
 from proxy.core.routing.fact_questions import asks_for_a_fact
+from proxy.core.routing.fun_writing import fun_writing
 from proxy.core.routing.languages import message_languages, other_language, skill_languages
 from proxy.core.routing.query import QueryTerm, cap_text, split_query_terms, warm_lexicon
 from proxy.core.routing.request_focus import request_focus
+from proxy.core.routing.shared_news import opens_with_a_request_verb, shares_news
 from proxy.core.routing.term_index import RoutingIndex, SkillMatches, build_index
 from proxy.core.routing.terms import FIELD_BITS
-from proxy.core.routing.tokens import split_text
+from proxy.core.routing.tokens import normalize, plain_words, split_text
 
 Confidence = Literal["high", "medium", "low"]
 
@@ -149,7 +151,8 @@ class _Scored(NamedTuple):
 
 def _score(i: int, found: Evidence, bonus: float, term_set: frozenset[str], index: RoutingIndex,
            scene: frozenset[str] = frozenset(), turned: bool = False, fact: bool = False,
-           everyday: tuple[str, ...] = (), languages: frozenset[str] = frozenset()) -> _Scored:
+           everyday: tuple[str, ...] = (), news: str = "", fun: str = "",
+           languages: frozenset[str] = frozenset()) -> _Scored:
     skill, features = index.skills[i], index.features[i]
     named = bonus  # the name written in what the message asks
     raw = found.raw * BREADTH_FACTOR[min(found.breadth, len(BREADTH_FACTOR) - 1)]
@@ -172,6 +175,12 @@ def _score(i: int, found: Evidence, bonus: float, term_set: frozenset[str], inde
         # after a pivot, or before a question about everyday life, the ask left the scene behind
         score = min(score, MEDIUM - 1) if turned or everyday else round(score * SCENE_ONLY_SHARE)
         suffix = (*suffix, "penalty:matched_only_the_scene")
+    elif (turned or everyday) and scene and not named and not scene.isdisjoint(found.terms) and not _heads(
+            [term for term in found.terms if term not in scene], features.matches.where):
+        # the ask that left the scene behind adds only words of the skill's body ("… anyway, is it normal
+        # for a cat to sleep 16 hours a day?" meets `hour` in a dashboard skill's prose): the scene carries it
+        score = min(score, MEDIUM - 1)
+        suffix = (*suffix, "penalty:ask_matched_only_the_body")
     other = other_language(skill_languages(skill.name), languages) if languages else None
     if other and not named:
         score = round(score * OTHER_LANGUAGE_SHARE)
@@ -181,6 +190,11 @@ def _score(i: int, found: Evidence, bonus: float, term_set: frozenset[str], inde
     if fact:
         score = _below_medium(score, 101)
         suffix = (*suffix, "penalty:asks_for_a_fact")
+    elif (news or fun) and not (named and len(features.name_terms) > 1 and features.name_terms <= term_set):
+        # asks for nothing ("we just migrated from Jenkins to GitHub Actions and it feels like I can breathe"),
+        # or for a piece of fun whose topic a skill serves ("a limerick about our database migration")
+        score = _below_medium(score, 101)
+        suffix = (*suffix, f"penalty:shares_news={news}" if news else f"penalty:asks_for_fun_writing={fun}")
     elif everyday and not (named and len(features.name_terms) > 1) and score < EVERYDAY_MIN_SCORE:
         score = _below_medium(score, EVERYDAY_MIN_SCORE)
         suffix = (*suffix, f"penalty:everyday_topic={everyday[0]}")
@@ -196,6 +210,23 @@ def _names_something(terms: set[str], everyday: tuple[str, ...], postings: Mappi
     """The ask names something of its own: a term of the catalog or a topic of everyday life. One that
     names neither ("¿Qué les mando y cuándo?") asks about the scene, which is then part of the ask."""
     return bool(everyday) or any(term in postings for term in terms)
+
+
+# Words an ask uses without naming a topic of its own: "any creative ideas?", "is this normal?",
+# "¿alguna idea?", "des conseils ?" ask about the scene before them.
+_GENERIC_ASK = frozenset("""
+any some idea ideas tip tips advice suggestion suggestions thought thoughts recommendation recommendations creative
+good best normal crazy weird ok okay fine worth do say tell think should would could what how why is it this that me
+you please pls help else now here there thing things way ways anything something suggest recommend
+irgendwelche ideen idee tipps rat ratschläge alguna algún idea ideas consejo consejos sugerencias des idées idée
+conseils dicas sugestões sugestoes alguma idee consigli идеи идея советы совет pomysły pomysł rady fikir öneri
+tavsiye ide saran
+""".split())
+
+
+def _generic(ask: str) -> bool:
+    """The ask's words are all generic (`_GENERIC_ASK`): what it asks about is the scene."""
+    return plain_words(ask) <= _GENERIC_ASK
 
 
 _HEAD_BITS = sum(FIELD_BITS[name] for name in ("name", "folder", "tags", "description", "referred", "use_when"))
@@ -252,10 +283,13 @@ class SkillRouter:
             ask_terms = {t.term for t in split_query_terms(ask_split, index)}
             if focus.why == "question first":
                 everyday = everyday_words(f"{focus.ask} {focus.scene}")
-            if _names_something(ask_terms, asked_everyday, postings):  # else it asks about the scene
+            if _names_something(ask_terms, asked_everyday, postings) and not _generic(focus.ask):
                 asked = ask_split
                 scene = frozenset(t.term for t in terms if t.term not in ask_terms)
                 terms = tuple(t._replace(weight=t.weight * SCENE_WEIGHT) if t.term in scene else t for t in terms)
+            else:  # it asks about the scene ("I'm planning to propose to my girlfriend. any creative ideas?"),
+                # so the whole message asks, the life its scene tells included
+                everyday = everyday_words(f"{focus.scene} {focus.ask}")
         known = [t for t in terms if t.term in postings]
         raw = raw_scores(known, index, max(SHORTLIST_TERM_MIN, int(len(index.skills) * SHORTLIST_TERM_SHARE)))
         if not raw:  # only common words: sum them all
@@ -266,10 +300,16 @@ class SkillRouter:
         chosen = shortlist(raw, bonus, limit + SHORTLIST_SLACK)
         query = Query.of(known, scene)
         term_set = frozenset(t.term for t in terms)  # every term: "not for" phrases are not indexed
-        turned = focus.why == "pivot"
+        # the ask left the scene behind: after a pivot, or when a question that asks for no work follows a
+        # scene of everyday life ("Our marketing team is running a half marathon. how should a beginner train?")
+        turned = focus.why == "pivot" or (bool(scene) and not everyday and bool(everyday_words(focus.scene))
+                                          and not opens_with_a_request_verb(focus.ask))
         fact = asks_for_a_fact(focus.ask)  # "who invented …?": the model knows, no skill helps
+        news = shares_news(normalize(capped))  # "finally passed SOC 2 🎉": asks for nothing
+        fun = fun_writing(focus.ask)  # "a limerick about our database migration": the model writes it alone
         languages = message_languages(split.words)
-        scored = [_score(i, found, bonus.get(i, 0.0), term_set, index, scene, turned, fact, everyday, languages)
+        scored = [_score(i, found, bonus.get(i, 0.0), term_set, index, scene, turned, fact, everyday, news, fun,
+                         languages)
                   for i, found in evidence(chosen, query, index)]
         name_order = index.name_order
         scored.sort(key=lambda s: (-s.score, name_order[s.position]))  # ties by name, then location

@@ -37,6 +37,41 @@ def test_work_words_that_look_like_everyday_ones_are_not(text: str) -> None:
     assert everyday_words(normalize(text)) == ()
 
 
+@pytest.mark.parametrize(("text", "word"), [
+    ("how do I reduce eye strain after a day of notebooks?", "eye strain"),
+    ("what helps you fall asleep after a 3am page?", "fall asleep"),
+    ("how do I ask my boss for a few months of unpaid leave?", "boss"),
+    ("what's the cost of living like in Lisbon?", "cost of living"),
+    ("should I do a master's degree at 30?", "master's degree"),
+    ("write a short poem for my sister", "sister"),
+    ("Wie bekomme ich eine Gehaltserhöhung von meinem Chef?", "gehaltserhöhung"),
+    ("¿Cómo le digo a mi jefe que estoy cansado?", "jefe"),
+    ("Comment demander une augmentation sans démissionner ?", "démissionner"),
+    ("Как попросить повышение зарплаты у начальника?", "начальника"),
+    ("Jak poprosić szefa o podwyżkę?", "szefa"),
+    ("Maaşıma zam istemek için ne demeliyim?", "zam"),
+    ("Bagaimana cara minta naik gaji ke bos?", "naik gaji"),
+    ("Làm sao để xin nghỉ việc một cách lịch sự?", "nghỉ việc"),
+    ("怎么跟老板提加薪？", "老板"),
+    ("上司に昇給の相談をしたいです", "上司"),
+    ("상사에게 연봉 협상을 어떻게 하나요?", "연봉"),
+])
+def test_career_health_family_and_hobby_words_are_found(text: str, word: str) -> None:
+    assert word in everyday_words(normalize(text))
+
+
+@pytest.mark.parametrize("text", [
+    "poetry add requests fails with a resolver error",  # the Python packaging tool
+    "the child process exits before the parent reads its pipe",
+    "git shows two parents for this merge commit",
+    "sleep 5 between retries in the bash loop",
+    "raise a ValueError when the story points are negative",
+    "summarise the customer interviews into pains and quotes",
+])
+def test_work_words_near_the_new_everyday_ones_are_not(text: str) -> None:
+    assert everyday_words(normalize(text)) == ()
+
+
 @pytest.fixture(scope="module")
 def router() -> SkillRouter:
     return SkillRouter((

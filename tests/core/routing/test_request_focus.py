@@ -7,7 +7,7 @@ import pytest
 
 from proxy.core.routing.request_focus import clauses, request_focus
 from proxy.core.routing.router import MEDIUM, SkillRouter
-from tests.core.routing.test_router import CATALOG, names
+from tests.core.routing.test_router import CATALOG, make_skill, names
 
 
 @pytest.mark.parametrize(("text", "ask", "scene"), [
@@ -122,3 +122,40 @@ def test_an_ask_about_an_everyday_topic_names_something_of_its_own(router: Skill
                             "how do I calm my nerves?")
     assert decision.selected == ()
     assert "penalty:matched_only_the_scene" in decision.candidates[0].reasons
+
+
+def test_an_ask_that_adds_only_body_words_after_a_pivot_does_not_carry_the_scene() -> None:
+    # the ask after "btw" meets `hour` only in a heading of the dashboard skill: the scene carries it
+    router = SkillRouter((make_skill("grafana-dashboards", "Build Grafana dashboards and alerts for service metrics.",
+                                     headings=("Requests per hour", "Latency panels")),))
+    chatter = router.route("grafana alerts and dashboards kept paging me all night. btw, is it normal for a cat to "
+                           "sleep 16 hours a day?")
+    assert chatter.selected == ()
+    top = chatter.candidates[0]
+    assert top.score < MEDIUM and "penalty:ask_matched_only_the_body" in top.reasons
+    work = router.route("grafana alerts kept paging me all night. btw, how do I tune the alerts on our dashboards?")
+    assert names(work.selected) == ["grafana-dashboards"]
+    assert "penalty:ask_matched_only_the_body" not in work.selected[0].reasons
+
+
+def test_a_generic_ask_asks_about_the_scene_and_its_everyday_life() -> None:
+    # "any creative ideas?" names no topic of its own: the whole message asks, the girlfriend included
+    router = SkillRouter((make_skill("brainstorming", "Creative ideas and brainstorming for product plans and "
+                                     "proposals."),))
+    life = router.route("I'm planning to propose to my girlfriend next month. any creative ideas?")
+    assert life.selected == ()
+    assert "penalty:everyday_topic=girlfriend" in life.candidates[0].reasons
+    work = router.route("we're planning the product proposal for the board next month. any creative ideas?")
+    assert names(work.selected) == ["brainstorming"]
+
+
+def test_a_question_for_no_work_after_a_scene_of_everyday_life_leaves_the_scene_behind() -> None:
+    router = SkillRouter((make_skill("team-composition-analysis", "Plan team composition for startup teams: roles, "
+                                     "hiring and team capacity.", headings=("Weekly capacity", "Eight week plans")),))
+    life = router.route("Our startup team is running a half marathon for charity. how should a total beginner "
+                        "train in eight weeks?")
+    assert life.selected == ()
+    assert "penalty:ask_matched_only_the_body" in life.candidates[0].reasons
+    work = router.route("Our startup team is running a half marathon for charity. can you plan the team capacity "
+                        "for the next eight weeks?")
+    assert names(work.selected) == ["team-composition-analysis"]

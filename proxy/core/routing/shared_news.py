@@ -1,0 +1,218 @@
+"""Messages that ask for nothing: news or a feeling shared, with no question, no request and no problem.
+
+"we just migrated from Jenkins to GitHub Actions and honestly it feels like I can breathe again",
+"my first open source PR got merged into pandas today!!", "Właśnie skończyliśmy migrację do chmury
+i cały zespół idzie na piwo." name a tool or a task a skill serves, but ask for nothing: the model
+answers with a word of congratulation, and no skill's instructions help. Such a message routes no
+skill (the router still ranks them, for `list_skills`), unless it writes a skill's full name.
+
+A message shares news when all of these hold, in the fourteen languages the router reads:
+
+- **no ask**: no clause, nor part of one between commas, is a question or opens with a request
+  (`request_focus.asks`: a question mark, "how", "can you", "please", "bitte", "怎么", "주세요" …;
+  "what a relief" is an exclamation) or with a request verb ("write", "set up", "schreib",
+  "напиши", "buatkan" …), and no word says what the user needs or wants ("need", "want", "next",
+  "attached", "brauche", "necesito", "нужно", "perlu", "想要" …);
+- **no problem**: nothing is reported as broken, failing or slow ("throws a KeyError", "keeps
+  crashing", "kaputt", "报错"), unless negated ("nothing broke", "keine kaputten Builds mehr",
+  "tanpa error"): a problem described without a question asks for help with it;
+- **news or a feeling**: a word of completion ("finally", "just shipped", "is done", "endlich",
+  "acabamos de", "наконец", "akhirnya", "终于", "やっと", "드디어") or of a feeling or
+  celebration ("proud", "relieved", "thanks", "erleichtert", "mutluyum", "vui quá", "🎉"); a word
+  of time ("today", "heute", "今天") only with an exclamation, since without one it often dates a
+  problem ("since yesterday our nightly job times out").
+
+Deliberately narrow: each condition leaves a message alone when in doubt, so a bare description of
+a task ("need a Helm chart for our Node API") or of a problem ("the checkout page throws a 500 when
+the cart is empty") still routes. Pure and deterministic, on the normalised (case-folded) message.
+"""
+
+from __future__ import annotations
+
+import re
+
+from proxy.core.routing.request_focus import asks
+from proxy.core.routing.tokens import CJK_RUN, plain_words
+
+LONGEST_NEWS = 400  # characters; a longer message carries a task of its own (a pasted log, a spec)
+
+# Words that say what the user needs or wants, anywhere in the message.
+_REQUEST_WORDS = frozenset("""
+need needs want wants please pls must should let gotta next attached attach
+brauche brauchen brauchst will möchte möchten moechte muss müssen muessen soll sollte hilf helft
+quiero queremos quisiera necesito necesitamos necesita debo debemos debería deberia ayuda ayúdame
+veux voudrais voulons besoin dois devons faut aide aidez
+quero queremos queria preciso precisamos precisa devo devemos deveria ajuda ajude
+voglio vorrei vogliamo serve servono devo dobbiamo bisogno aiuto aiutami
+хочу хотим хотелось нужно нужен нужна нужны надо должен должны помоги помогите
+chcę chce chcemy chciałbym chciałabym potrzebuję potrzebuje potrzebujemy trzeba muszę musimy powinienem pomóż
+istiyorum istiyoruz lazım lazim gerek gerekiyor gerekli lütfen lutfen yardım yardim
+ingin mau perlu butuh harus tolong bantu mohon
+muốn cần phải giúp hãy nhờ
+""".split())
+# Request verbs that open a clause ("write the migration …", "set up caching …"), after fillers.
+_REQUEST_VERBS = frozenset("""
+write make create build add fix set turn convert generate find pull give show explain translate plan design
+draft review analyze analyse compare list summarize summarise document scaffold train handle wrap move split
+dispatch submit save restructure use run check update migrate refactor debug optimize optimise deploy rewrite
+edit improve implement configure install remove delete rename port test lay put get send draw plot compute
+calculate estimate predict clean extract parse format sort merge rebase search look go tell do prepare
+outline brainstorm suggest recommend propose audit assess evaluate rank map model describe sketch mock name
+tweak shorten expand polish proofread schedule automate integrate connect hook publish post upload download
+fetch load import export store track measure monitor profile benchmark validate verify ensure work walk
+research pick choose decide teach walk start stop keep replace split upgrade downgrade rollback revert
+schreib schreibe erstell erstelle mach mache bau baue füg füge zeig zeige erklär erkläre übersetz übersetze
+gib finde prüf prüfe analysier analysiere konvertier konvertiere richte plane entwirf optimier optimiere
+escribe escríbeme escribeme crea créame haz hazme genera arma diseña explica traduce revisa analiza
+convierte dame muestra prepara redacta arregla configura optimiza
+écris ecris crée cree fais génère genere explique traduis analyse convertis donne montre prépare prepare
+rédige redige corrige propose configure optimise
+escreva escreve crie cria faça faca faz gere explique traduza analise converta dê mostre prepare monte
+corrija configure otimize
+scrivi crea fai genera spiega traduci analizza converti dammi mostra prepara correggi configura ottimizza
+напиши сделай создай объясни переведи проанализируй покажи дай составь настрой исправь проведи построй
+сгенерируй оптимизируй подготовь
+napisz zrób zrob stwórz stworz utwórz utworz wyjaśnij przetłumacz przeanalizuj pokaż daj przygotuj popraw
+skonfiguruj zoptymalizuj
+yaz oluştur olustur yap hazırla hazirla açıkla acikla çevir cevir göster ver düzelt duzelt kur
+buat buatkan tulis tuliskan ceritakan carikan jelaskan terjemahkan analisis tampilkan berikan siapkan perbaiki
+viết tạo làm giải dịch phân soạn sửa
+""".split())
+# The same said in more than one word ("thanks for the help" asks for nothing, "help me with" does).
+_REQUEST_PHRASES = re.compile(r"\b(?:would like|'d like|would love|'d love|looking for|trying to|have to|has to|"
+                              r"help (?:me|us)|hilf mir|aide-moi|me ajuda|ajúdame)\b")
+_FILLERS = frozenset("now also then so and ok okay just finally quickly quick first next lastly oh hey hi hello but "
+                     "actually maybe pls please anyway anyways anyhow btw unrelated meanwhile".split())
+# What may stand before a request verb in an ask: "can you write …", "help me fix …", "bitte schreib …".
+_BEFORE_A_REQUEST = frozenset("can could would will you u me us help i need want to let's lets let please pls kindly "
+                              "bitte kannst du könntest puedes podrías por favor peux-tu pouvez-vous tu peux vous "
+                              "pode você voce puoi potresti можешь пожалуйста możesz proszę lütfen tolong".split())
+# The request markers of CJK text that `_asks` does not already read.
+_CJK_REQUESTS = re.compile(r"想要|需要|要求|希望|麻烦|帮|幫|给我|給我|たい|必要|お願い|싶|필요|부탁|해 ?줘")
+# Words that report a problem; negated ones ("nothing broke") do not count.
+_PROBLEM_WORDS = frozenset("""
+error errors fail fails failing failed failure failures broken broke breaks breaking crash crashes crashing crashed
+slow slower bug bugs issue issues problem problems exception exceptions warning warnings timeout timeouts stuck
+wrong cannot cant doesn don didn isn wasn aren couldn keeps keep leak leaks leaking hang hangs hanging mess messy
+confusing struggling nobody why 404 500 502 503 down outage flaky missing lost losing dropped drops spike spikes
+fehler kaputt kaputte kaputten langsam langsamer absturz abgestürzt ausgefallen ausfall fehlgeschlagen stürzt hängt
+problem probleme funktioniert geht
+errores falla fallo fallos roto lento caído caido cayó cayo problema problemas funciona
+erreur erreurs plante planté lent cassé casse panne problème probleme marche fonctionne
+erro erros falha falhas lento quebrado caiu travou travando problema problemas funciona
+errore errori lento rotto bloccato crasha problema problemi funziona
+ошибка ошибки ошибку падает упал упало медленно тормозит сломал сломалось проблема проблемы работает зависает
+błąd błędy bledy wolno działa dziala awaria padł padl problem problemy psuje
+hata hatası hatasi yavaş yavas çöküyor çöktü coktu sorun sorunu çalışmıyor calismiyor
+gagal lambat rusak mati masalah
+lỗi chậm hỏng sập
+""".split())
+_NEGATIONS = frozenset("no nothing zero without none never keine kein keinen ohne sin ningún ningun ninguna sans aucun "
+                       "aucune sem nenhum nenhuma senza nessun nessuna без ни bez żadnych zadnych hiç hic tanpa không "
+                       "khong".split())
+_CJK_PROBLEMS = re.compile(r"(?<![没沒无無])(?:报错|報錯|错误|錯誤|失败|失敗|崩溃|崩潰|问题|問題|"
+                           r"挂了|掛了|卡住|宕机|宕機)|(?<!慢)慢(?!慢)|"
+                           r"エラー|動かない|遅い|落ちる|에러|오류|실패|느려|안 ?돼")
+# Words of news (completion, time) and of feelings and celebration.
+_NEWS_WORDS = frozenset("""
+finally proud happy glad relieved excited thrilled grateful thankful thanks love loving
+relief yay woohoo hooray congrats champagne celebrate celebrating unreal feels lol haha
+endlich geschafft erleichtert stolz glücklich gluecklich froh danke juhu
+finalmente feliz felices orgulloso orgullosa aliviado aliviada contento contenta gracias
+enfin content contente fier fière soulagé soulagée heureux heureuse ravi ravie merci
+orgulhoso orgulhosa obrigado obrigada
+appena felice orgoglioso orgogliosa sollevato contenta grazie evviva
+наконец рад рада счастлив счастлива горжусь спасибо ура выспался
+wreszcie właśnie wlasnie szczęśliwy szczesliwy dumny dumna ulga dzięki dzieki hurra
+sonunda nihayet mutluyum mutlu gururluyum rahatladım teşekkürler tesekkurler
+akhirnya senang bangga lega hore
+""".split())
+_NEWS_PHRASES = re.compile(
+    r"\b(?:this morning|at last|just (?:got|had|made|won|hit|became|came|went|did|found|left|quit|sold|bought|"
+    r"built|ran|saw|took|wrote|sent|gave|heard|began|\w+ed)|i can breathe|first time|(?:is|it's|its|are|all) done|"
+    r"pour one out|life is good|good morning|por fin|"
+    r"acabamos de|acabo de|on vient de|je viens de|nous venons de|acabei de|только что|hari ini|baru saja|"
+    r"terima kasih|cuối cùng|vừa|vui quá|tự hào|nhẹ nhõm|cảm ơn)(?![^\W_])|🎉|🥳|🙌|🍾")
+_CJK_NEWS = re.compile(r"终于|終於|今天|昨天|刚刚|剛剛|刚把|剛把|开心|開心|高兴|高興|骄傲|驕傲|松了一口气|鬆了一口氣|"
+                       r"太好了|哈哈|やっと|ついに|嬉しい|うれしい|ほっと|最高|드디어|뿌듯|기뻐|기쁘|행복|다행")
+# Words of time: news only with an exclamation ("merged into pandas today!!"); without one they
+# often date a problem ("since yesterday our nightly job times out").
+_TIME_WORDS = frozenset("""
+today tonight yesterday heute gestern hoy ayer aujourd hier hoje ontem oggi ieri сегодня вчера dzisiaj dziś dzis wczoraj
+bugün bugun dün kemarin
+""".split())
+_TIME_PHRASES = re.compile(r"\b(?:hari ini|hôm nay|hôm qua)\b|今天|昨天|今日|昨日|오늘|어제")
+_WORD = re.compile(r"[^\W_]+")
+_EXCLAMATION = re.compile(r"what an? [^\W_]+(?: [^\W_]+)?[.!…]*$")  # "what a relief", not a question
+# Clauses and the parts of them between commas: a question or a request verb may open any of them.
+_SEGMENTS = re.compile(r"[,;:.!?\n—–()，。！？；：、]+|\s-\s")
+# Problems said in more than one word.
+_PROBLEM_PHRASES = re.compile(r"\b(?:can[’']t|times? out|timed out|timing out|instead of|no longer|stopped working)\b")
+
+
+def shares_news(text: str) -> str:
+    """The word of news or feeling of a (normalised) message that asks for nothing, reports no
+    problem and shares news or a feeling; "" for any other message."""
+    if len(text) > LONGEST_NEWS or "?" in text or "？" in text:
+        return ""
+    words = plain_words(text)
+    if not _REQUEST_WORDS.isdisjoint(words) or _REQUEST_PHRASES.search(text):
+        return ""
+    cjk = CJK_RUN.search(text) is not None
+    if cjk and _CJK_REQUESTS.search(text):
+        return ""
+    news = _news_word(text, words, cjk)
+    if not news:  # most messages stop here
+        return ""
+    if _reports_a_problem(text, words) or (cjk and _CJK_PROBLEMS.search(text)):
+        return ""
+    return "" if any(map(_asks_or_requests, _SEGMENTS.split(text))) else news
+
+
+def _news_word(text: str, words: frozenset[str], cjk: bool) -> str:
+    """The first word of news or feeling in the text, a word of time only with an exclamation."""
+    found = _NEWS_WORDS.intersection(words)
+    if found:
+        return min(found, key=text.find)
+    match = _NEWS_PHRASES.search(text) or (_CJK_NEWS.search(text) if cjk else None)
+    if match is not None:
+        return match.group()
+    if "!" in text or "！" in text:
+        found = _TIME_WORDS.intersection(words)
+        if found:
+            return min(found, key=text.find)
+        match = _TIME_PHRASES.search(text)
+        if match is not None:
+            return match.group()
+    return ""
+
+
+def _reports_a_problem(text: str, words: frozenset[str]) -> bool:
+    """A problem word stands in the text with no negation in the two words before it ("nothing broke"
+    reports none), or "can't" does."""
+    if _PROBLEM_WORDS.isdisjoint(words):
+        return _PROBLEM_PHRASES.search(text) is not None
+    found = _WORD.findall(text)
+    return _PROBLEM_PHRASES.search(text) is not None or any(
+        word in _PROBLEM_WORDS and _NEGATIONS.isdisjoint(found[max(0, k - 2) : k]) for k, word in enumerate(found))
+
+
+def opens_with_a_request_verb(ask: str) -> bool:
+    """The (normalised) ask asks for work: its first word after fillers and request openers ("can you",
+    "help me", "please") is a request verb ("write", "fix", "set", "schreib", "напиши")."""
+    for word in _WORD.findall(ask, 0, 120):
+        if word not in _FILLERS and word not in _BEFORE_A_REQUEST:
+            return word in _REQUEST_VERBS
+    return False
+
+
+def _asks_or_requests(segment: str) -> bool:
+    """The segment (a clause or a part of one between commas) asks a question, or its first word
+    after fillers ("now", "just", "ok") is a request verb."""
+    for word in _WORD.findall(segment, 0, 80):
+        if word not in _FILLERS:
+            if word in _REQUEST_VERBS:
+                return True
+            break
+    segment = segment.strip()
+    return bool(segment) and asks(segment) and not _EXCLAMATION.match(segment)

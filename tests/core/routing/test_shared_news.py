@@ -1,0 +1,85 @@
+"""A message that asks for nothing and only shares news or a feeling routes no skill."""
+
+from __future__ import annotations
+
+import pytest
+
+from proxy.core.routing.router import MEDIUM, SkillRouter
+from proxy.core.routing.shared_news import opens_with_a_request_verb, shares_news
+from proxy.core.routing.tokens import normalize
+from tests.core.routing.test_router import make_skill
+
+
+@pytest.mark.parametrize(("text", "word"), [
+    ("we finally moved our CI from Jenkins to GitHub Actions, what a relief", "finally"),
+    ("just shipped the new onboarding flow and nothing broke", "just shipped"),
+    ("my talk about Kafka got accepted at the conference today!!", "today"),
+    ("thanks, the Terraform module you wrote works like a charm", "thanks"),
+    ("Endlich läuft unser Monitoring mit Prometheus, ich bin so erleichtert.", "endlich"),
+    ("Acabamos de migrar la base de datos a Postgres, todo el equipo está feliz.", "feliz"),
+    ("Наконец-то перенесли сервис в Kubernetes, впервые за неделю выспался.", "наконец"),
+    ("Akhirnya dashboard penjualan selesai tanpa error, lega banget.", "akhirnya"),
+    ("我们终于把数据库迁移到云上了，准时下班！", "终于"),
+    ("やっとデータ基盤の移行が終わった。", "やっと"),
+    ("드디어 결제 시스템 배포 끝났어요. 너무 뿌듯해요!", "드디어"),
+])
+def test_news_and_feelings_that_ask_for_nothing_are_recognised(text: str, word: str) -> None:
+    assert shares_news(normalize(text)) == word
+
+
+@pytest.mark.parametrize("text", [
+    "we finally moved to GitHub Actions. how do I cache node_modules?",  # a question
+    "we finally moved to GitHub Actions. set up caching for node_modules",  # a request verb opens a clause
+    "haha nice, now add a test for the empty cart case",  # … after a comma
+    "finally on GitHub Actions, now I need caching for node_modules",  # says what it needs
+    "we just upgraded to React 18 and now half the tests fail",  # reports a problem
+    "since yesterday our nightly Airflow DAG times out",  # a word of time without an exclamation
+    "need a Helm chart for our Node API with configurable replicas",  # no news at all
+    "the checkout page throws a 500 when the cart is empty",
+    "终于上线了，但是接口一直报错",  # 报错: an error
+    "Endlich migriert, aber jetzt ist alles langsam.",
+])
+def test_messages_that_ask_report_a_problem_or_share_no_news_are_not(text: str) -> None:
+    assert shares_news(normalize(text)) == ""
+
+
+def test_a_negated_problem_is_good_news() -> None:
+    assert shares_news(normalize("just deleted 4000 lines of legacy PHP and nothing broke")) == "just deleted"
+    assert shares_news(normalize("Gestern endlich umgezogen, keine kaputten Builds mehr.")) == "endlich"
+
+
+@pytest.fixture(scope="module")
+def router() -> SkillRouter:
+    return SkillRouter((
+        make_skill("github-actions-templates", "Write GitHub Actions workflows for CI/CD: build, test and deploy."),
+        make_skill("prometheus-configuration", "Configure Prometheus monitoring, scrape jobs and alerting rules."),
+    ))
+
+
+def test_news_routes_no_skill_and_says_why(router: SkillRouter) -> None:
+    news = router.route("we finally moved our CI/CD builds to GitHub Actions workflows, what a relief")
+    assert news.selected == ()
+    top = news.candidates[0]
+    assert top.skill.name == "github-actions-templates" and top.score < MEDIUM
+    assert "penalty:shares_news=finally" in top.reasons
+    task = router.route("we moved our CI/CD builds to GitHub Actions workflows. add a deploy step to them")
+    assert [c.skill.name for c in task.selected][:1] == ["github-actions-templates"]
+    assert not any(r.startswith("penalty:shares_news") for r in task.selected[0].reasons)
+
+
+def test_news_that_writes_a_skill_name_still_routes_it(router: SkillRouter) -> None:
+    decision = router.route("finally tried the github-actions-templates skill on our CI/CD builds, what a relief")
+    assert [c.skill.name for c in decision.selected][:1] == ["github-actions-templates"]
+
+
+@pytest.mark.parametrize(("ask", "work"), [
+    ("can you write the migration that adds a status column?", True),
+    ("help me fix the panels", True),
+    ("please set up caching for node_modules", True),
+    ("kannst du mir eine Alarmregel schreiben?", False),  # the verb comes last in German: not read
+    ("напиши модуль Terraform", True),
+    ("how should a total beginner train in eight weeks?", False),
+    ("what should we do in Chicago for two days?", False),
+])
+def test_an_ask_that_opens_with_a_request_verb_asks_for_work(ask: str, work: bool) -> None:
+    assert opens_with_a_request_verb(normalize(ask)) is work
