@@ -90,6 +90,7 @@ def test_an_indonesian_verb_finds_its_listed_noun_in_an() -> None:
     # only the nouns cadangan (backup) and serangan (attack) are listed; their verbs find them
     assert LEXICON.lookup_word("mencadangkan") == LEXICON.lookup_word("cadangan") is not None
     assert LEXICON.lookup_word("penyerang") == LEXICON.lookup_word("serangan") is not None
+    assert LEXICON.lookup_word("sering") is None  # se- makes adverbs: sering (often) is not ringan (light)
     assert LEXICON.lookup_word("menyimpan") == LEXICON.lookup_word("simpan") is not None
     assert LEXICON.lookup_word("dioptimalkan") == LEXICON.lookup_word("optimalkan") is not None
     assert LEXICON.lookup_word("makanan") is None
