@@ -70,7 +70,8 @@ _LATIN_PHRASES = (
     "board game", "board games", "team lunch", "day off", "days off", "date night", "first date", "gluten free",
     "gluten-free", "pep talk", "road trip", "video game", "video games", "paint color", "paint colour", "used car",
     "imposter syndrome", "impostor syndrome", "back pain", "job offer", "return to office", "день рождения",
-    "doğum günü", "öğle yemeği", "akşam yemeği", "hafta sonu", "hava durumu", "ulang tahun", "akhir pekan", "makan siang", "makan malam", "sinh nhật", "đám cưới",
+    "doğum günü", "öğle yemeği", "akşam yemeği", "hafta sonu", "hava durumu",
+    "ulang tahun", "akhir pekan", "makan siang", "makan malam", "sinh nhật", "đám cưới",
     "kỳ nghỉ", "bữa trưa", "bữa tối", "công thức nấu", "nhà hàng", "xem phim", "cuối tuần", "thời tiết",
 )
 _CJK_WORDS = (
