@@ -254,8 +254,12 @@ def _opens(text: str) -> bool:
 
 def _clauses(sentence: str) -> list[str]:
     """A sentence cut before each inner question (", how do I …", "… but can you …"); one that
-    ends in a question mark also after its last comma (", any stretches you'd recommend?")."""
+    ends in a question mark also after its last comma (", any stretches you'd recommend?"). A sentence
+    that ends in a closer (a Turkish request: istiyorum) is one request, its question words embedded."""
     cuts = [0]
+    last = _WORD.findall(sentence[-40:])
+    if last and fold_accents(last[-1]) in CLOSERS:  # a verb-final request holds its question words (…, hangi
+        return [sentence.strip()] if sentence.strip() else []  # özelliklerin önemli olduğunu göstermek istiyorum)
     if "," in sentence or not JOINERS.isdisjoint(sentence.split()):
         cuts += [m.end() for m in _INNER_BREAK.finditer(sentence) if _opens(sentence[m.end() :])]
     comma = max(sentence.rfind(","), sentence.rfind("，"))

@@ -64,6 +64,8 @@ def test_the_ask_and_the_scene_are_told_apart(text: str, ask: str, scene: str) -
     # Turkish asks with its last word (istiyorum: I want, gerekiyor: it is needed), so the first clause asks too
     "Pazarın büyüklüğünü hesaplamak istiyorum, toplam pazar ne kadar?",
     "Yeni uygulamamızın lansmanını planlamam gerekiyor, adım adım bir plan çıkarır mısın?",
+    # a Turkish request holds its question words: "hangi … olduğunu göstermek istiyorum" is "I want to show which …"
+    "Modelimin tahminlerini açıklamak, hangi özelliklerin önemli olduğunu göstermek istiyorum",
 ])
 def test_a_message_that_does_not_split_is_all_ask(text: str) -> None:
     focus = request_focus(text)
