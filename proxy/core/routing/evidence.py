@@ -14,6 +14,7 @@ from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from typing import NamedTuple
 
+from proxy.core.routing.lexicon import LEXICON
 from proxy.core.routing.query import QueryTerm
 from proxy.core.routing.term_index import RoutingIndex, SkillMatches
 from proxy.core.routing.terms import FIRST_FIELD
@@ -130,6 +131,16 @@ def _source(term: QueryTerm) -> str | None:
     return term.via.split(":", 1)[1] if ":" in term.via else term.term
 
 
+def _breadth(words: set[str]) -> int:
+    """How many words of the message `words` stand for: a phrase another language's table lists is
+    the words it is written with ("rencana pemasaran" is two, as "marketing plan" is written), so a
+    language that names a thing with a phrase is not weaker for it. An English table's phrase (a
+    shorthand or an idiom, "soc 2") stays one word, as before."""
+    english = LEXICON.english_only
+    return len({part for word in words
+                for part in (word.split(" ") if " " in word and word not in english else (word,))})
+
+
 def evidence(chosen: Sequence[int], query: Query, index: RoutingIndex) -> Iterator[tuple[int, Evidence]]:
     """(skill, what it matched) for each shortlisted skill in turn, every term counted."""
     weight, source, features = query.weight, query.source, index.features
@@ -140,4 +151,7 @@ def evidence(chosen: Sequence[int], query: Query, index: RoutingIndex) -> Iterat
         products = [weight[t] * weights[t] for t in common]
         words = {source[t] for t in common}
         words.discard(None)
-        yield i, Evidence(sum(products), len(words), tuple(common), tuple(products))
+        breadth = len(words)
+        if any(" " in word for word in words):  # type: ignore[operator]
+            breadth = _breadth(words)  # type: ignore[arg-type]
+        yield i, Evidence(sum(products), breadth, tuple(common), tuple(products))

@@ -103,8 +103,8 @@ _DIFFERENCES: tuple[tuple[tuple[str, ...], str], ...] = (
      r"\bunterschied zwischen\b|\bdiferencias? entre\b|\bdiff[ée]rences? entre\b|\bdiferen[çc]as? entre\b"),
     (("differenza", "differenze", "разница", "чем", "różnica", "różnice", "roznica"),
      r"\bdifferenz[ae] (?:tra|fra)\b|\bразница между\b|\bчем отлича\w*|\bróżnic[ae] (?:między|miedzy)\b"),
-    (("arasındaki", "perbedaan", "khác"),
-     r"\barasındaki farklar?\b|\bperbedaan (?:antara )?\b|\bkhác nhau\b|\bkhác gì\b"),
+    (("arasındaki", "perbedaan", "beda", "bedanya", "khác"),
+     r"\barasındaki farklar?\b|\bperbedaan antara\b|\bapa (?:perbedaan|beda)(?:nya)?\b|\bkhác nhau\b|\bkhác gì\b"),
     (("区别", "區別", "不同", "違い", "차이"),
      r"有什么区别|有什麼區別|区别是什么|區別是什麼|有何不同|の違い|違いは|차이(?:가|는|점)"),
     (("say", "sagt", "dice", "dit", "diz", "falo", "digo"),
@@ -116,8 +116,10 @@ _DIFFERENCES: tuple[tuple[tuple[str, ...], str], ...] = (
     (("翻译", "翻譯", "怎么说", "何と", "영어로"),
      r"翻译成(?:英文|中文|日文|英语)|翻譯成(?:英文|中文|日文)|用英[文语]怎么说|英語で何と|영어로 (?:뭐|어떻게)"),
 )
-# A comparison that asks which to use is a decision about the user's own work, not a fact.
-_CHOICE = re.compile(r"\b(?:which|should|recommend|for (?:my|our))\b|哪个|該用|应该|どっち|어느 것")
+# A comparison that asks which to use is a decision about the user's own work, not a fact; one that
+# asks whether a difference is significant is a statistical test on the user's data.
+_CHOICE = re.compile(r"\b(?:which|should|recommend|for (?:my|our))\b|哪个|該用|应该|どっち|어느 것|"
+                     r"\bsignifi(?:cant|kan)\b|\banlamlı\b|显著|顯著")
 
 
 class Shapes(NamedTuple):

@@ -28,6 +28,7 @@ import re
 from functools import lru_cache
 from typing import NamedTuple
 
+from proxy.core.routing.lexicon import LEXICON, fold_accents
 from proxy.core.routing.tokens import CJK_RUN, FOREIGN_STOPWORDS, STOPWORDS, normalize, plain_words
 
 # Words and phrases that turn a conversation to something else. Matched as whole words, case
@@ -110,10 +111,20 @@ OPENERS = (
     "yardım", "yardim",
     # id
     "bagaimana", "gimana", "apa", "kenapa", "mengapa", "di mana", "dimana", "yang mana", "siapa", "bisakah", "tolong",
-    "mohon", "saya butuh", "aku butuh",
+    "mohon", "saya butuh", "aku butuh", "kami butuh", "saya mau", "aku mau", "kami mau", "saya ingin", "aku ingin",
+    "kami ingin", "bantu", "buatkan",
     # vi
     "làm sao", "lam sao", "làm thế nào", "lam the nao", "cái gì", "tại sao", "tai sao", "ở đâu", "o dau",
     "khi nào", "bạn có thể", "ban co the", "giúp", "giup", "hãy", "xin",
+)
+# Turkish puts the verb last, so a clause says that it asks by its last word: a request (istiyorum: I
+# want, lazım, gerekiyor: it is needed) or the question particle with a person ending (yapar mısın:
+# would you do). Folded, as `_asks` compares them.
+CLOSERS = frozenset(
+    """
+    istiyorum istiyoruz isterim isteriz istiyordum gerekiyor gerekli lazim
+    misin musun misiniz musunuz miyim muyum miyiz muyuz
+    """.split()
 )
 # CJK request and question markers, found anywhere in a clause.
 CJK_ASK_MARKERS = (
@@ -141,6 +152,11 @@ ANAPHORA = frozenset(
     này đó nó
     """.split()
 )
+# Indonesian points back with a suffix: `grafiknya`, `langkahnya` ("its chart", "its steps") are a
+# listed word with -nya ("tolong buat grafiknya" asks about the data the scene described). Only a
+# listed word counts, so -nya adverbs (biasanya, sebaiknya) and names (Kenya) do not.
+POINTING_SUFFIX = "nya"
+_POINTING_ROOT_MIN = 3
 # The same in Chinese and Japanese, found anywhere in a CJK clause (a CJK clause is one run, not
 # words): "怎么用 polars 把它按月汇总?" asks about the CSV the scene described.
 CJK_ANAPHORA = (
@@ -238,8 +254,12 @@ def _opens(text: str) -> bool:
 
 def _clauses(sentence: str) -> list[str]:
     """A sentence cut before each inner question (", how do I …", "… but can you …"); one that
-    ends in a question mark also after its last comma (", any stretches you'd recommend?")."""
+    ends in a question mark also after its last comma (", any stretches you'd recommend?"). A sentence
+    that ends in a closer (a Turkish request: istiyorum) is one request, its question words embedded."""
     cuts = [0]
+    last = _WORD.findall(sentence[-40:])
+    if last and fold_accents(last[-1]) in CLOSERS:  # a verb-final request holds its question words (…, hangi
+        return [sentence.strip()] if sentence.strip() else []  # özelliklerin önemli olduğunu göstermek istiyorum)
     if "," in sentence or not JOINERS.isdisjoint(sentence.split()):
         cuts += [m.end() for m in _INNER_BREAK.finditer(sentence) if _opens(sentence[m.end() :])]
     comma = max(sentence.rfind(","), sentence.rfind("，"))
@@ -255,12 +275,12 @@ def clauses(text: str) -> list[str]:
 
 
 def asks(clause: str) -> bool:
-    """A question: a question mark, an opener at the start, a CJK question or request marker, or an
-    English question word with an auxiliary one or two words after it."""
+    """A question: a question mark, an opener at the start, a closer at the end, a CJK question or
+    request marker, or an English question word with an auxiliary one or two words after it."""
     if clause.endswith(("?", "？")):
         return True
     words = _WORD.findall(clause)
-    if words and _phrase_at(words, 0, _OPENER_PHRASES):
+    if words and (_phrase_at(words, 0, _OPENER_PHRASES) or fold_accents(words[-1]) in CLOSERS):
         return True
     if CJK_RUN.search(clause) and _CJK_ASK.search(clause):
         return True
@@ -288,10 +308,19 @@ def _points_inside(words: list[str], k: int) -> bool:
     return words[k] == "it" and before in _EXPLETIVE_BEFORE and "to" in words[k + 1 : k + 4]
 
 
+def _points_back(word: str) -> bool:
+    """An Indonesian listed word with the pointing suffix -nya (`grafiknya`: its chart)."""
+    root = word[: -len(POINTING_SUFFIX)]
+    return (word.endswith(POINTING_SUFFIX) and len(root) >= _POINTING_ROOT_MIN
+            and LEXICON.words.get(fold_accents(root)) is not None)
+
+
 def _stands_alone(ask: str) -> bool:
     """The asking part names two things or more and points back at nothing."""
     words = _WORD.findall(ask)
     if any(word in ANAPHORA and not _points_inside(words, k) for k, word in enumerate(words)):
+        return False
+    if any(_points_back(word) for word in words):
         return False
     if CJK_RUN.search(ask) and _CJK_ANAPHORA.search(ask):
         return False

@@ -123,12 +123,24 @@ class SplitText(NamedTuple):
     words: list[str]  # plain words, CJK dropped
 
 
+# Acronyms of the catalog that are common words of another language in small letters: APA (the
+# citation style) is Indonesian apa (what), in nearly every Indonesian question. Only the capitals
+# name the acronym.
+CAPITALS_ONLY = frozenset({"apa"})
+
+
 def split_text(text: str) -> SplitText:
     """`text` normalised, then its CJK runs, compounds and plain words (see `compounds` and `words`)."""
-    text = normalize(text)
-    runs = CJK_RUN.findall(text)
-    plain = CJK_RUN.sub(" ", text) if runs else text
-    return SplitText(runs, _COMPOUND.findall(plain), _PARTS.findall(plain))
+    folded = normalize(text)
+    runs = CJK_RUN.findall(folded)
+    plain = CJK_RUN.sub(" ", folded) if runs else folded
+    compounds, parts = _COMPOUND.findall(plain), _PARTS.findall(plain)
+    if not CAPITALS_ONLY.isdisjoint(parts):
+        written = set(_PARTS.findall(text))
+        small = {word for word in CAPITALS_ONLY if word.upper() not in written}
+        compounds = [c for c in compounds if c not in small]
+        parts = [p for p in parts if p not in small]
+    return SplitText(runs, compounds, parts)
 
 
 def normalize(text: str) -> str:

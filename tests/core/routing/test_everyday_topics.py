@@ -119,3 +119,12 @@ def test_the_life_a_first_question_goes_on_to_tell_counts_but_a_scene_before_a_p
     assert any(r.startswith("penalty:everyday_topic=") for r in chatter.candidates[0].reasons)
     work = router.route("my birthday is today lol. anyway, any startup ideas and growth tactics for our SaaS?")
     assert [c.skill.name for c in work.selected] == ["marketing-ideas"]
+
+
+def test_a_two_word_everyday_phrase_is_not_read_as_its_words() -> None:
+    # hafta sonu (weekend) and akhir pekan (weekend) are everyday; hafta (week), durumu (its status)
+    # and akhir (end, final) name work as often
+    assert everyday_words("bu hafta sonu ne yapsam?") == ("hafta sonu",)
+    assert everyday_words("liburan akhir pekan") == ("liburan", "akhir pekan")
+    assert everyday_words("ilk hafta için bir iç duyuru yaz, sunucu durumu da olsun") == ()
+    assert everyday_words("buat laporan akhir bulan") == ()

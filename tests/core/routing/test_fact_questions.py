@@ -37,6 +37,7 @@ FACT_QUESTIONS = (
     "进程和线程有什么区别？",
     "Como se diz 'boa sorte na apresentação' em inglês?",
     "how do you say 'deadline' in German?",
+    "Apa perbedaan antara TCP dan UDP?",
 )
 TASKS = (
     "what does this error mean: KeyError 'user_id' in views.py line 40",
@@ -48,6 +49,9 @@ TASKS = (
     "帮我设计一张海报",
     "difference between DPO and PPO, which should we use for our chat model?",  # a choice about their work
     "translate our whole README into Japanese and keep the code blocks",
+    # whether a difference is significant is a statistical test on the user's data
+    "is the difference between the two groups significant?",
+    "Hasil survei mau saya analisis, apakah ada perbedaan signifikan antar kelompok umur",
 )
 
 

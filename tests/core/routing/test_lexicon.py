@@ -84,6 +84,13 @@ def test_turkish_words_are_stripped_of_stacked_suffixes() -> None:
 def test_indonesian_words_are_looked_up_without_their_affixes() -> None:
     assert "uji" in indonesian_roots("pengujian") and "simpan" in indonesian_roots("menyimpan")
     assert LEXICON.lookup_word("pengujian") == LEXICON.lookup_word("uji") is not None
+
+
+def test_an_indonesian_verb_finds_its_listed_noun_in_an() -> None:
+    # only the nouns cadangan (backup) and serangan (attack) are listed; their verbs find them
+    assert LEXICON.lookup_word("mencadangkan") == LEXICON.lookup_word("cadangan") is not None
+    assert LEXICON.lookup_word("penyerang") == LEXICON.lookup_word("serangan") is not None
+    assert LEXICON.lookup_word("sering") is None  # se- makes adverbs: sering (often) is not ringan (light)
     assert LEXICON.lookup_word("menyimpan") == LEXICON.lookup_word("simpan") is not None
     assert LEXICON.lookup_word("dioptimalkan") == LEXICON.lookup_word("optimalkan") is not None
     assert LEXICON.lookup_word("makanan") is None

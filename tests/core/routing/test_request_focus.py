@@ -58,10 +58,23 @@ def test_the_ask_and_the_scene_are_told_apart(text: str, ask: str, scene: str) -
     "我手上有一份销售数据 csv。怎么用 polars 把它按月汇总？",  # 它 (it) points back at the CSV
     "我们的网站用 Next.js 写的。这个页面怎么做 SEO 优化？",  # 这个 (this)
     "売上の CSV があります。pandas でこれを月ごとに集計するには？",  # これ (this)
+    # Indonesian points back with -nya on a listed word: grafiknya (its chart), langkahnya (its steps)
+    "Aku punya file Excel data penjualan setahun, tolong bantu analisis trennya dan buat grafiknya",
+    "Saya mau pindah database dari MySQL ke PostgreSQL tanpa downtime, langkahnya apa saja?",
+    # Turkish asks with its last word (istiyorum: I want, gerekiyor: it is needed), so the first clause asks too
+    "Pazarın büyüklüğünü hesaplamak istiyorum, toplam pazar ne kadar?",
+    "Yeni uygulamamızın lansmanını planlamam gerekiyor, adım adım bir plan çıkarır mısın?",
+    # a Turkish request holds its question words: "hangi … olduğunu göstermek istiyorum" is "I want to show which …"
+    "Modelimin tahminlerini açıklamak, hangi özelliklerin önemli olduğunu göstermek istiyorum",
 ])
 def test_a_message_that_does_not_split_is_all_ask(text: str) -> None:
     focus = request_focus(text)
     assert focus.scene == "" and focus.why == "whole"
+
+
+def test_an_indonesian_adverb_in_nya_does_not_point_back() -> None:
+    focus = request_focus("Biasanya saya pakai excel. Bagaimana cara membuat grafik batang di python?")
+    assert focus.why == "question" and focus.scene == "biasanya saya pakai excel."
 
 
 def test_clauses_break_at_sentences_and_before_inner_questions() -> None:

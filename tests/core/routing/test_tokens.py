@@ -68,3 +68,10 @@ def test_contractions_and_chatter_leave_no_terms() -> None:
 
 def test_the_turkish_dotted_capital_i_does_not_split_a_word() -> None:
     assert split_text("İstatistik İçerik").words == ["istatistik", "içerik"]
+
+
+def test_an_acronym_that_is_a_small_word_elsewhere_counts_only_in_capitals() -> None:
+    # APA (the citation style) is Indonesian apa (what)
+    assert "apa" in split_text("format my references in APA 7th edition").words
+    assert "apa" not in split_text("Apa bedanya kopi arabika dan robusta?").words
+    assert "apa" not in split_text("langkahnya apa saja?").compounds

@@ -123,6 +123,8 @@ _INDONESIAN_PREFIXES = (
 )
 _INDONESIAN_SUFFIXES = ("kannya", "annya", "kan", "an", "i", "nya", "lah", "kah", "pun")
 _INDONESIAN_ROOT_MIN = 3
+_INDONESIAN_NOUN = "an"  # the suffix that makes a noun of a root (simpan → simpanan, serang → serangan)
+_INDONESIAN_NOT_VERBS = ("se", "ke")  # prefixes of adverbs and abstract nouns, not of a verb of the noun
 # The same, by a word's first two letters and by its last letter: a word only tries what can fit.
 _INDONESIAN_PREFIXES_BY_START = {
     start: tuple(p for p in _INDONESIAN_PREFIXES if p[0].startswith(start))
@@ -221,16 +223,26 @@ class TurkishWords:
 
 @dataclass(frozen=True)
 class IndonesianWords:
-    """Indonesian listed single words, folded; a word is looked up without its affixes."""
+    """Indonesian listed single words, folded; a word is looked up without its affixes, and a root
+    also through its noun in -an when only the noun is listed (`mencadangkan` → cadang → `cadangan`,
+    `penyerang` → serang → `serangan`)."""
 
     words: Mapping[str, str]
 
     def find(self, folded: str) -> str | None:
         words = self.words
-        for root in indonesian_roots(folded):
+        roots = indonesian_roots(folded)
+        for root in roots:
             hit = words.get(root)
             if hit is not None:
                 return hit
+        if folded.startswith(_INDONESIAN_NOT_VERBS):  # se-, ke-: sering (often) is no form of ringan
+            return None
+        for root in roots:
+            if not root.endswith(_INDONESIAN_NOUN):
+                hit = words.get(root + _INDONESIAN_NOUN)
+                if hit is not None:
+                    return hit
         return None
 
 
