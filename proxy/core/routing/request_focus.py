@@ -119,7 +119,7 @@ OPENERS = (
 )
 # Turkish puts the verb last, so a clause says that it asks by its last word: a request (istiyorum: I
 # want, lazım, gerekiyor: it is needed) or the question particle with a person ending (yapar mısın:
-# would you do). Folded, as `_asks` compares them.
+# would you do). Folded, as `asks` compares them.
 CLOSERS = frozenset(
     """
     istiyorum istiyoruz isterim isteriz istiyordum gerekiyor gerekli lazim

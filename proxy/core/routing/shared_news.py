@@ -87,7 +87,7 @@ _FILLERS = frozenset("now also then so and ok okay just finally quickly quick fi
 _BEFORE_A_REQUEST = frozenset("can could would will you u me us help i need want to let's lets let please pls kindly "
                               "bitte kannst du könntest puedes podrías por favor peux-tu pouvez-vous tu peux vous "
                               "pode você voce puoi potresti можешь пожалуйста możesz proszę lütfen tolong".split())
-# The request markers of CJK text that `_asks` does not already read.
+# The request markers of CJK text that `asks` (request_focus.py) does not already read.
 _CJK_REQUESTS = re.compile(r"想要|需要|要求|希望|麻烦|帮|幫|给我|給我|たい|必要|お願い|싶|필요|부탁|해 ?줘")
 # Words that report a problem; negated ones ("nothing broke") do not count.
 _PROBLEM_WORDS = frozenset("""
