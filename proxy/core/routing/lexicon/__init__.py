@@ -266,6 +266,9 @@ class Lexicon:
     # word after it does too, which spares most phrase heads every lookup.
     phrase_pairs: frozenset[str] = field(init=False, default=frozenset())
     turkish_firsts: frozenset[str] = field(init=False, default=frozenset())
+    # The lengths of the CJK keys that start with each character, longest first: a run tries at each
+    # place only the lengths a key starting there can have (most characters start none), not them all.
+    cjk_sizes: Mapping[str, tuple[int, ...]] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         heads = frozenset(phrase.rsplit(" ", 1)[0] for phrase in self.turkish_phrases)
@@ -274,6 +277,10 @@ class Lexicon:
         object.__setattr__(self, "turkish_firsts", firsts)
         pairs = frozenset(" ".join(key.split(" ", 2)[:2]) for key in self.words if " " in key)
         object.__setattr__(self, "phrase_pairs", pairs)
+        sizes: dict[str, set[int]] = {}
+        for key in self.cjk:
+            sizes.setdefault(key[0], set()).add(len(key))
+        object.__setattr__(self, "cjk_sizes", {first: tuple(sorted(s, reverse=True)) for first, s in sizes.items()})
 
     def lookup_phrase(self, words: Sequence[str], start: int) -> tuple[str, str] | None:
         """(key, english) for the longest listed phrase of 2+ words starting at `start`."""
@@ -326,15 +333,17 @@ class Lexicon:
     def lookup_cjk(self, run: str) -> list[tuple[str, str]]:
         """(key, english) for the longest listed substrings of a CJK run."""
         found: list[tuple[str, str]] = []
-        i = 0
-        while i < len(run):
+        cjk, sizes_at = self.cjk, self.cjk_sizes
+        i, end = 0, len(run)
+        while i < end:
             step = 1
-            for size in range(min(self.max_cjk, len(run) - i), 0, -1):
-                key = run[i : i + size]
-                if key in self.cjk:
-                    found.append((key, self.cjk[key]))
-                    step = size
-                    break
+            for size in sizes_at.get(run[i], ()):
+                if size <= end - i:
+                    english = cjk.get(run[i : i + size])
+                    if english is not None:
+                        found.append((run[i : i + size], english))
+                        step = size
+                        break
             i += step
         return found
 
