@@ -206,6 +206,15 @@ def opens_with_a_request_verb(ask: str) -> bool:
     return False
 
 
+def asks_for_work(ask: str) -> bool:
+    """The (normalised) ask asks for work: a clause of it, or a part of one between commas, opens with a
+    request verb ("… so I'm in a rush: add a Stripe checkout"), or it reports a problem ("it's my birthday
+    but our workers keep dying")."""
+    if any(map(opens_with_a_request_verb, _SEGMENTS.split(ask))) or _reports_a_problem(ask, plain_words(ask)):
+        return True
+    return CJK_RUN.search(ask) is not None and _CJK_PROBLEMS.search(ask) is not None
+
+
 def _asks_or_requests(segment: str) -> bool:
     """The segment (a clause or a part of one between commas) asks a question, or its first word
     after fillers ("now", "just", "ok") is a request verb."""
