@@ -15,10 +15,11 @@ email skill).
 The words are general vocabulary of everyday life in the languages the router reads, chosen
 to rarely name a task of software, data, science, marketing or writing work (so not "book",
 "game", "show", "partner", "date", "poetry", "sleep", "raise", "interview", "parents", "child",
-"boss", "scared", which do: a boss is often who a report is for; an ambiguous word is listed
-only inside a phrase: "fall asleep", "pay raise", "job interview"). Matched as whole words of the ask (CJK ones as
-substrings, so a CJK word is left out when it also sits inside a word of work: デート in
-アップデート, 이사 in 이사회, 生日 in 出生日期), case folded.
+"boss", "scared" or "cookie", which do: a boss is often who a report is for, a cookie holds a
+session). An ambiguous word is listed only inside a phrase: "fall asleep", "pay raise", "job
+interview". Matched as whole words of the ask (CJK ones as substrings, so a CJK word is left out
+when it also sits inside a word of work: デート in アップデート, 이사 in 이사회, 生日 in 出生日期),
+case folded.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from collections.abc import Callable
 from proxy.core.routing.tokens import CJK_RUN, plain_words
 
 _LATIN_WORDS = """
-lunch lunches dinner dinners breakfast brunch recipe recipes cake cakes cookie cookies pizza baking
+lunch lunches dinner dinners breakfast brunch recipe recipes cake cakes pizza baking
 cook cooking cocktail cocktails restaurant restaurants snack snacks meal meals picnic barbecue bbq dessert desserts
 dog dogs puppy puppies kitten kittens pets
 grandma grandpa granny grandmother grandfather mom mum dad girlfriend boyfriend wife husband

@@ -68,6 +68,7 @@ def test_career_health_family_and_hobby_words_are_found(text: str, word: str) ->
     "raise a ValueError when the story points are negative",
     "summarise the customer interviews into pains and quotes",
     "my boss wants a KPI dashboard for the support team",  # a boss is often who the work is for
+    "JWT in a cookie or server-side sessions for our Express app?",  # an HTTP cookie
 ])
 def test_work_words_near_the_new_everyday_ones_are_not(text: str) -> None:
     assert everyday_words(normalize(text)) == ()

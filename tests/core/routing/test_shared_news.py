@@ -89,6 +89,8 @@ def test_an_ask_that_opens_with_a_request_verb_asks_for_work(ask: str, work: boo
     ("my daughter's birthday is tomorrow so I'm in a rush: add a Stripe checkout to our backend", True),
     ("it's my birthday but our celery workers keep dying under load, how do I find out why?", True),  # a problem
     ("生日快乐！我们的接口一直报错，怎么查？", True),
+    ("we run a small bakery and want a landing page that converts visitors into cake orders", True),  # wants
+    ("Necesito el texto de la portada de mi web para mis clases de yoga", True),
     ("how should a total beginner train for a half marathon?", False),
     ("what's a good gift for my sister's birthday?", False),
 ])
