@@ -61,10 +61,10 @@ SCENE_ONLY_SHARE = 0.6
 # An ask about everyday life (a cake, a puppy, a birthday: everyday_topics.py) routes a skill only
 # on a match at least this strong; a weaker one is capped below MEDIUM.
 EVERYDAY_MIN_SCORE = 60
-# ... and at least this strong when the ask asks for no work: no clause of it opens with a request verb and
-# it reports no problem ("how should a beginner train for a half marathon?", not "it's my birthday but our
-# celery workers keep dying, how do I find out why?").
-EVERYDAY_LIFE_MIN_SCORE = 70
+# ... and a `high` one when the ask asks for no work: no clause of it opens with a request verb, it says
+# it needs or wants nothing and reports no problem ("how should a beginner train for a half marathon?",
+# not "it's my birthday but our celery workers keep dying, how do I find out why?").
+EVERYDAY_LIFE_MIN_SCORE = HIGH
 
 
 @dataclass(frozen=True)
