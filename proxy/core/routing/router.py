@@ -27,7 +27,7 @@ from proxy.core.routing.fun_writing import fun_writing
 from proxy.core.routing.languages import message_languages, other_language, skill_languages
 from proxy.core.routing.query import QueryTerm, cap_text, split_query_terms, warm_lexicon
 from proxy.core.routing.request_focus import request_focus
-from proxy.core.routing.shared_news import opens_with_a_request_verb, shares_news
+from proxy.core.routing.shared_news import asks_for_work, opens_with_a_request_verb, shares_news
 from proxy.core.routing.term_index import RoutingIndex, SkillMatches, build_index
 from proxy.core.routing.terms import FIELD_BITS
 from proxy.core.routing.tokens import normalize, plain_words, split_text
@@ -62,6 +62,10 @@ SCENE_ONLY_SHARE = 0.6
 # An ask about everyday life (a cake, a puppy, a birthday: everyday_topics.py) routes a skill only
 # on a match at least this strong; a weaker one is capped below MEDIUM.
 EVERYDAY_MIN_SCORE = 60
+# ... and a `high` one when the ask asks for no work: no clause of it opens with a request verb, it says
+# it needs or wants nothing and reports no problem ("how should a beginner train for a half marathon?",
+# not "it's my birthday but our celery workers keep dying, how do I find out why?").
+EVERYDAY_LIFE_MIN_SCORE = HIGH
 # A skill for another programming language than the ones a message names (a Java driver, for a
 # python message: languages.py) keeps this share of its score.
 OTHER_LANGUAGE_SHARE = 0.6
@@ -151,7 +155,7 @@ class _Scored(NamedTuple):
 
 def _score(i: int, found: Evidence, bonus: float, term_set: frozenset[str], index: RoutingIndex,
            scene: frozenset[str] = frozenset(), turned: bool = False, fact: bool = False,
-           everyday: tuple[str, ...] = (), news: str = "", fun: str = "",
+           everyday: tuple[str, ...] = (), news: str = "", fun: str = "", everyday_bar: int = EVERYDAY_MIN_SCORE,
            languages: frozenset[str] = frozenset()) -> _Scored:
     skill, features = index.skills[i], index.features[i]
     named = bonus  # the name written in what the message asks
@@ -195,8 +199,8 @@ def _score(i: int, found: Evidence, bonus: float, term_set: frozenset[str], inde
         # or for a piece of fun whose topic a skill serves ("a limerick about our database migration")
         score = _below_medium(score, 101)
         suffix = (*suffix, f"penalty:shares_news={news}" if news else f"penalty:asks_for_fun_writing={fun}")
-    elif everyday and not (named and len(features.name_terms) > 1) and score < EVERYDAY_MIN_SCORE:
-        score = _below_medium(score, EVERYDAY_MIN_SCORE)
+    elif everyday and not (named and len(features.name_terms) > 1) and score < everyday_bar:
+        score = _below_medium(score, everyday_bar)
         suffix = (*suffix, f"penalty:everyday_topic={everyday[0]}")
     return _Scored(i, score, skill, found, prefix, suffix)
 
@@ -307,8 +311,11 @@ class SkillRouter:
         fact = asks_for_a_fact(focus.ask)  # "who invented …?": the model knows, no skill helps
         news = shares_news(normalize(capped))  # "finally passed SOC 2 🎉": asks for nothing
         fun = fun_writing(focus.ask)  # "a limerick about our database migration": the model writes it alone
+        # an everyday ask that asks for no work ("how do I ask for unpaid leave?") needs a stronger match than
+        # one that does ("before I go to lunch: write a GitHub Actions workflow")
+        bar = EVERYDAY_MIN_SCORE if not everyday or asks_for_work(focus.ask) else EVERYDAY_LIFE_MIN_SCORE
         languages = message_languages(split.words)
-        scored = [_score(i, found, bonus.get(i, 0.0), term_set, index, scene, turned, fact, everyday, news, fun,
+        scored = [_score(i, found, bonus.get(i, 0.0), term_set, index, scene, turned, fact, everyday, news, fun, bar,
                          languages)
                   for i, found in evidence(chosen, query, index)]
         name_order = index.name_order

@@ -50,6 +50,13 @@ istiyorum istiyoruz lazım lazim gerek gerekiyor gerekli lütfen lutfen yardım 
 ingin mau perlu butuh harus tolong bantu mohon
 muốn cần phải giúp hãy nhờ
 """.split())
+# Of those, the ones that say the user needs or wants something (not "should": "how should I …" asks).
+_WANTS = frozenset("""
+need needs want wants brauche brauchen möchte möchten moechte will quiero queremos quisiera necesito necesitamos
+necesita veux voudrais voulons besoin quero queria preciso precisamos precisa voglio vorrei vogliamo serve servono
+bisogno хочу хотим нужно нужен нужна нужны надо chcę chce chcemy chciałbym chciałabym potrzebuję potrzebuje
+potrzebujemy trzeba istiyorum istiyoruz lazım lazim gerek gerekiyor ingin mau perlu butuh muốn cần
+""".split())
 # Request verbs that open a clause ("write the migration …", "set up caching …"), after fillers.
 _REQUEST_VERBS = frozenset("""
 write make create build add fix set turn convert generate find pull give show explain translate plan design
@@ -204,6 +211,18 @@ def opens_with_a_request_verb(ask: str) -> bool:
         if word not in _FILLERS and word not in _BEFORE_A_REQUEST:
             return word in _REQUEST_VERBS
     return False
+
+
+def asks_for_work(ask: str) -> bool:
+    """The (normalised) ask asks for work: a clause of it, or a part of one between commas, opens with a
+    request verb ("… so I'm in a rush: add a Stripe checkout"), or it reports a problem ("it's my birthday
+    but our workers keep dying")."""
+    words = plain_words(ask)
+    if not _WANTS.isdisjoint(words) or _REQUEST_PHRASES.search(ask):  # "we want a landing page …"
+        return True
+    if any(map(opens_with_a_request_verb, _SEGMENTS.split(ask))) or _reports_a_problem(ask, words):
+        return True
+    return CJK_RUN.search(ask) is not None and _CJK_PROBLEMS.search(ask) is not None
 
 
 def _asks_or_requests(segment: str) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from proxy.core.routing.router import MEDIUM, SkillRouter
-from proxy.core.routing.shared_news import opens_with_a_request_verb, shares_news
+from proxy.core.routing.shared_news import asks_for_work, opens_with_a_request_verb, shares_news
 from proxy.core.routing.tokens import normalize
 from tests.core.routing.test_router import make_skill
 
@@ -83,3 +83,16 @@ def test_news_that_writes_a_skill_name_still_routes_it(router: SkillRouter) -> N
 ])
 def test_an_ask_that_opens_with_a_request_verb_asks_for_work(ask: str, work: bool) -> None:
     assert opens_with_a_request_verb(normalize(ask)) is work
+
+
+@pytest.mark.parametrize(("ask", "work"), [
+    ("my daughter's birthday is tomorrow so I'm in a rush: add a Stripe checkout to our backend", True),
+    ("it's my birthday but our celery workers keep dying under load, how do I find out why?", True),  # a problem
+    ("生日快乐！我们的接口一直报错，怎么查？", True),
+    ("we run a small bakery and want a landing page that converts visitors into cake orders", True),  # wants
+    ("Necesito el texto de la portada de mi web para mis clases de yoga", True),
+    ("how should a total beginner train for a half marathon?", False),
+    ("what's a good gift for my sister's birthday?", False),
+])
+def test_an_ask_for_work_opens_a_clause_with_a_request_verb_or_reports_a_problem(ask: str, work: bool) -> None:
+    assert asks_for_work(normalize(ask)) is work
