@@ -42,7 +42,16 @@ _ENDINGS: dict[str, str] = {
     "isasi": "ization", "asi": "ation", "ksi": "ction",
     "izacao": "ization", "acao": "ation", "cao": "tion", "idade": "ity",
     "izacja": "ization",
+    # tr and id -ik, -if for -ic, -ive (sembolik, otomatik, analitik; interaktif, kreatif, efektif)
+    "ik": "ic", "if": "ive",
 }
+# Letters Turkish and Indonesian write their own way in Greek and Latin words, tried one at a time
+# after k → c: sy, ty and ph are si, ti and f (simbolik symbolic, sistem system, tipe type, grafik
+# graphic, fisik physic), ks is x (kompleks complex), and an opening s is often a c (sertifikasi
+# certification, sel cell).
+_LETTERS: tuple[tuple[str, str], ...] = (
+    ("sim", "sym"), ("sem", "sym"), ("sin", "syn"), ("sis", "sys"), ("tip", "typ"), ("f", "ph"), ("cs", "x"),
+)
 _LONGEST_ENDING = max(len(e) for e in _ENDINGS)
 _MIN_LETTERS = 5
 
@@ -62,7 +71,11 @@ def english_spellings(word: str) -> tuple[str, ...]:
     found: list[str] = []
     for base in bases:
         lettered = base.replace("k", "c")
-        for form in (base, lettered, lettered.replace("z", "s")):
+        forms = [base, lettered, lettered.replace("z", "s")]
+        forms += [lettered.replace(a, b) for a, b in _LETTERS if a in lettered]
+        if lettered.startswith("s"):
+            forms.append("c" + lettered[1:])
+        for form in forms:
             if form != word and form not in found:
                 found.append(form)
     return tuple(found)

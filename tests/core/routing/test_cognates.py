@@ -24,3 +24,13 @@ def test_words_a_table_lacks_are_spelt_the_english_way_too() -> None:
     assert english_spellings("validasyon")[0] == "validation"  # tr
     assert "tokenization" in english_spellings("tokenisasi")  # id
     assert english_spellings("replicacao")[0] == "replication"  # pt, folded from replicação
+
+
+def test_turkish_and_indonesian_letters_of_greek_and_latin_words() -> None:
+    assert "symbolic" in english_spellings("sembolik")  # tr: -ik is -ic, se/si is sy
+    assert "symbolic" in english_spellings("simbolik")  # id
+    assert "systematic" in english_spellings("sistematik")
+    assert "interactive" in english_spellings("interaktif")  # -if is -ive
+    assert "graphic" in english_spellings("grafik")  # f is ph
+    assert "complex" in english_spellings("kompleks")  # ks is x
+    assert "certification" in english_spellings("sertifikasi")  # an opening s is a c
