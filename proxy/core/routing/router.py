@@ -39,7 +39,7 @@ MEDIUM = 35
 MEDIUM_WINDOW = 25
 MAX_SELECTED = 3
 CANDIDATES = 10
-SHORTLIST_SLACK = 5  # extra skills fully scored beyond the candidates, so bonuses can reorder
+SHORTLIST_SLACK = 3  # extra skills fully scored beyond the candidates, so bonuses can reorder
 # The shortlist is picked on the terms held by at most this share of the catalog (at least
 # SHORTLIST_TERM_MIN skills); the shortlisted skills are then scored on every term.
 SHORTLIST_TERM_SHARE = 0.06
@@ -290,7 +290,7 @@ class SkillRouter:
             if _names_something(ask_terms, asked_everyday, postings) and not _generic(focus.ask):
                 asked = ask_split
                 scene = frozenset(t.term for t in terms if t.term not in ask_terms)
-                terms = tuple(t._replace(weight=t.weight * SCENE_WEIGHT) if t.term in scene else t for t in terms)
+                terms = tuple(QueryTerm(t.term, t.weight * SCENE_WEIGHT, t.via) if t.term in scene else t for t in terms)
             else:  # it asks about the scene ("I'm planning to propose to my girlfriend. any creative ideas?"),
                 # so the whole message asks, the life its scene tells included
                 everyday = everyday_words(f"{focus.scene} {focus.ask}")
