@@ -290,7 +290,8 @@ class SkillRouter:
             if _names_something(ask_terms, asked_everyday, postings) and not _generic(focus.ask):
                 asked = ask_split
                 scene = frozenset(t.term for t in terms if t.term not in ask_terms)
-                terms = tuple(QueryTerm(t.term, t.weight * SCENE_WEIGHT, t.via) if t.term in scene else t for t in terms)
+                terms = tuple(QueryTerm(t.term, t.weight * SCENE_WEIGHT, t.via) if t.term in scene else t
+                              for t in terms)
             else:  # it asks about the scene ("I'm planning to propose to my girlfriend. any creative ideas?"),
                 # so the whole message asks, the life its scene tells included
                 everyday = everyday_words(f"{focus.scene} {focus.ask}")
