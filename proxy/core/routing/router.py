@@ -153,10 +153,22 @@ class _Scored(NamedTuple):
         return tuple(found)
 
 
-def _score(i: int, found: Evidence, bonus: float, term_set: frozenset[str], index: RoutingIndex,
-           scene: frozenset[str] = frozenset(), turned: bool = False, fact: bool = False,
-           everyday: tuple[str, ...] = (), news: str = "", fun: str = "", everyday_bar: int = EVERYDAY_MIN_SCORE,
-           languages: frozenset[str] = frozenset()) -> _Scored:
+class _Reading(NamedTuple):
+    """What the router read in a message, beyond its terms: the same for every skill it scores."""
+
+    term_set: frozenset[str]  # every term: "not for" phrases are not indexed
+    scene: frozenset[str] = frozenset()  # terms met only in the scene, not in what the message asks
+    turned: bool = False  # the ask left the scene behind
+    fact: bool = False  # it asks for a fact (fact_questions.py)
+    everyday: tuple[str, ...] = ()  # the everyday words of its ask (everyday_topics.py)
+    news: str = ""  # the word by which it only shares news (shared_news.py)
+    fun: str = ""  # the piece of writing for fun it asks for (fun_writing.py)
+    everyday_bar: int = EVERYDAY_MIN_SCORE  # the score an everyday ask needs to route a skill
+    languages: frozenset[str] = frozenset()  # the programming languages it names (languages.py)
+
+
+def _score(i: int, found: Evidence, bonus: float, index: RoutingIndex, reading: _Reading) -> _Scored:
+    term_set, scene, turned, fact, everyday, news, fun, everyday_bar, languages = reading
     skill, features = index.skills[i], index.features[i]
     named = bonus  # the name written in what the message asks
     raw = found.raw * BREADTH_FACTOR[min(found.breadth, len(BREADTH_FACTOR) - 1)]
@@ -304,7 +316,6 @@ class SkillRouter:
         bonus = name_mentions(asked, index, EXACT_NAME_BONUS)  # a name met in the scene is no request for it
         chosen = shortlist(raw, bonus, limit + SHORTLIST_SLACK)
         query = Query.of(known, scene)
-        term_set = frozenset(t.term for t in terms)  # every term: "not for" phrases are not indexed
         # the ask left the scene behind: after a pivot, or when a question that asks for no work follows a
         # scene of everyday life ("Our marketing team is running a half marathon. how should a beginner train?")
         turned = focus.why == "pivot" or (bool(scene) and not everyday and bool(everyday_words(focus.scene))
@@ -315,10 +326,9 @@ class SkillRouter:
         # an everyday ask that asks for no work ("how do I ask for unpaid leave?") needs a stronger match than
         # one that does ("before I go to lunch: write a GitHub Actions workflow")
         bar = EVERYDAY_MIN_SCORE if not everyday or asks_for_work(focus.ask) else EVERYDAY_LIFE_MIN_SCORE
-        languages = message_languages(split.words)
-        scored = [_score(i, found, bonus.get(i, 0.0), term_set, index, scene, turned, fact, everyday, news, fun, bar,
-                         languages)
-                  for i, found in evidence(chosen, query, index)]
+        reading = _Reading(frozenset(t.term for t in terms), scene, turned, fact, everyday, news, fun, bar,
+                           message_languages(split.words))
+        scored = [_score(i, found, bonus.get(i, 0.0), index, reading) for i, found in evidence(chosen, query, index)]
         name_order = index.name_order
         scored.sort(key=lambda s: (-s.score, name_order[s.position]))  # ties by name, then location
         return tuple(s.candidate(query, index) for s in scored[:limit]), terms
