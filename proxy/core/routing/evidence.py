@@ -149,9 +149,6 @@ def evidence(chosen: Sequence[int], query: Query, index: RoutingIndex) -> Iterat
         weights = matches.weights
         common = [t for t in weight if t in weights]  # in message order
         products = [weight[t] * weights[t] for t in common]
-        words = {source[t] for t in common}
-        words.discard(None)
-        breadth = len(words)
-        if any(" " in word for word in words):  # type: ignore[operator]
-            breadth = _breadth(words)  # type: ignore[arg-type]
+        words = {word for t in common if (word := source[t]) is not None}
+        breadth = _breadth(words) if any(" " in word for word in words) else len(words)
         yield i, Evidence(sum(products), breadth, tuple(common), tuple(products))
