@@ -25,9 +25,10 @@ from proxy.core.routing.evidence import Evidence, Query, evidence, name_mentions
 from proxy.core.routing.fact_questions import asks_for_a_fact
 from proxy.core.routing.fun_writing import fun_writing
 from proxy.core.routing.languages import message_languages, other_language, skill_languages
+from proxy.core.routing.personal_asks import personal_ask
 from proxy.core.routing.query import QueryTerm, cap_text, split_query_terms, warm_lexicon
 from proxy.core.routing.request_focus import request_focus
-from proxy.core.routing.shared_news import asks_for_work, opens_with_a_request_verb, shares_news
+from proxy.core.routing.shared_news import asks_for_work, opens_with_a_request_verb, requests_work, shares_news
 from proxy.core.routing.term_index import RoutingIndex, SkillMatches, build_index
 from proxy.core.routing.terms import FIELD_BITS
 from proxy.core.routing.tokens import normalize, plain_words, split_text
@@ -165,10 +166,11 @@ class _Reading(NamedTuple):
     fun: str = ""  # the piece of writing for fun it asks for (fun_writing.py)
     everyday_bar: int = EVERYDAY_MIN_SCORE  # the score an everyday ask needs to route a skill
     languages: frozenset[str] = frozenset()  # the programming languages it names (languages.py)
+    personal: str = ""  # the phrase by which it asks how to feel or act toward a person (personal_asks.py)
 
 
 def _score(i: int, found: Evidence, bonus: float, index: RoutingIndex, reading: _Reading) -> _Scored:
-    term_set, scene, turned, fact, everyday, news, fun, everyday_bar, languages = reading
+    term_set, scene, turned, fact, everyday, news, fun, everyday_bar, languages, personal = reading
     skill, features = index.skills[i], index.features[i]
     named = bonus  # the name written in what the message asks
     raw = found.raw * BREADTH_FACTOR[min(found.breadth, len(BREADTH_FACTOR) - 1)]
@@ -206,11 +208,14 @@ def _score(i: int, found: Evidence, bonus: float, index: RoutingIndex, reading: 
     if fact:
         score = _below_medium(score, 101)
         suffix = (*suffix, "penalty:asks_for_a_fact")
-    elif (news or fun) and not (named and len(features.name_terms) > 1 and features.name_terms <= term_set):
+    elif (news or fun or personal) and not (named and len(features.name_terms) > 1
+                                            and features.name_terms <= term_set):
         # asks for nothing ("we just migrated from Jenkins to GitHub Actions and it feels like I can breathe"),
-        # or for a piece of fun whose topic a skill serves ("a limerick about our database migration")
+        # for a piece of fun whose topic a skill serves ("a limerick about our database migration"), or how to
+        # feel or talk to someone about it ("my grandma asked if I'm a criminal. what should I tell her?")
         score = _below_medium(score, 101)
-        suffix = (*suffix, f"penalty:shares_news={news}" if news else f"penalty:asks_for_fun_writing={fun}")
+        suffix = (*suffix, f"penalty:shares_news={news}" if news else f"penalty:asks_for_fun_writing={fun}" if fun
+                  else f"penalty:asks_how_to_feel_or_act={personal}")
     elif everyday and not (named and len(features.name_terms) > 1) and score < everyday_bar:
         score = _below_medium(score, everyday_bar)
         suffix = (*suffix, f"penalty:everyday_topic={everyday[0]}")
@@ -323,11 +328,13 @@ class SkillRouter:
         fact = asks_for_a_fact(focus.ask)  # "who invented …?": the model knows, no skill helps
         news = shares_news(normalize(capped))  # "finally passed SOC 2 🎉": asks for nothing
         fun = fun_writing(focus.ask)  # "a limerick about our database migration": the model writes it alone
+        # "how do I make my manager see it without bragging?": advice on feelings and people, unless work is asked too
+        personal = "" if requests_work(focus.ask) else personal_ask(focus.ask)
         # an everyday ask that asks for no work ("how do I ask for unpaid leave?") needs a stronger match than
         # one that does ("before I go to lunch: write a GitHub Actions workflow")
         bar = EVERYDAY_MIN_SCORE if not everyday or asks_for_work(focus.ask) else EVERYDAY_LIFE_MIN_SCORE
         reading = _Reading(frozenset(t.term for t in terms), scene, turned, fact, everyday, news, fun, bar,
-                           message_languages(split.words))
+                           message_languages(split.words), personal)
         scored = [_score(i, found, bonus.get(i, 0.0), index, reading) for i, found in evidence(chosen, query, index)]
         name_order = index.name_order
         scored.sort(key=lambda s: (-s.score, name_order[s.position]))  # ties by name, then location

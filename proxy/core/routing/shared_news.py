@@ -94,6 +94,10 @@ _FILLERS = frozenset("now also then so and ok okay just finally quickly quick fi
 _BEFORE_A_REQUEST = frozenset("can could would will you u me us help i need want to let's lets let please pls kindly "
                               "bitte kannst du könntest puedes podrías por favor peux-tu pouvez-vous tu peux vous "
                               "pode você voce puoi potresti можешь пожалуйста możesz proszę lütfen tolong".split())
+# Wanting to know is a question, not work ("I just want to know how not to take it personally").
+_WANTS_TO_KNOW = re.compile(r"\b(?:want|wants|need|needs) to (?:know|understand|hear)\b")
+# Words before "I" in a request ("can I get …", "could I see …"); elsewhere "I write …" is a statement.
+_MODALS = frozenset("can could may might should would shall will".split())
 # The request markers of CJK text that `asks` (request_focus.py) does not already read.
 _CJK_REQUESTS = re.compile(r"想要|需要|要求|希望|麻烦|帮|幫|给我|給我|たい|必要|お願い|싶|필요|부탁|해 ?줘")
 # Words that report a problem; negated ones ("nothing broke") do not count.
@@ -207,20 +211,30 @@ def _reports_a_problem(text: str, words: frozenset[str]) -> bool:
 def opens_with_a_request_verb(ask: str) -> bool:
     """The (normalised) ask asks for work: its first word after fillers and request openers ("can you",
     "help me", "please") is a request verb ("write", "fix", "set", "schreib", "напиши")."""
-    for word in _WORD.findall(ask, 0, 120):
+    words = _WORD.findall(ask, 0, 120)
+    for k, word in enumerate(words):
+        if word == "i" and (k == 0 or words[k - 1] not in _MODALS) and (
+                k + 1 >= len(words) or words[k + 1] not in _BEFORE_A_REQUEST):
+            return False  # "I write Solidity for a living" says what the user does; "can I get", "I need to" ask
         if word not in _FILLERS and word not in _BEFORE_A_REQUEST:
             return word in _REQUEST_VERBS
     return False
+
+
+def requests_work(ask: str) -> bool:
+    """The (normalised) ask asks for work in so many words: it says what the user needs or wants, or a
+    clause of it, or a part of one between commas, opens with a request verb. A problem it reports
+    does not count (see `asks_for_work`)."""
+    words = plain_words(_WANTS_TO_KNOW.sub(" ", ask)) if "to" in ask else plain_words(ask)
+    return (not _WANTS.isdisjoint(words) or _REQUEST_PHRASES.search(ask) is not None
+            or any(map(opens_with_a_request_verb, _SEGMENTS.split(ask))))
 
 
 def asks_for_work(ask: str) -> bool:
     """The (normalised) ask asks for work: a clause of it, or a part of one between commas, opens with a
     request verb ("… so I'm in a rush: add a Stripe checkout"), or it reports a problem ("it's my birthday
     but our workers keep dying")."""
-    words = plain_words(ask)
-    if not _WANTS.isdisjoint(words) or _REQUEST_PHRASES.search(ask):  # "we want a landing page …"
-        return True
-    if any(map(opens_with_a_request_verb, _SEGMENTS.split(ask))) or _reports_a_problem(ask, words):
+    if requests_work(ask) or _reports_a_problem(ask, plain_words(ask)):  # "we want a landing page …"
         return True
     return CJK_RUN.search(ask) is not None and _CJK_PROBLEMS.search(ask) is not None
 

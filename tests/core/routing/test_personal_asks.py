@@ -1,0 +1,64 @@
+"""An ask about how to feel, or how to talk to someone, routes no skill, whatever its topic."""
+
+from __future__ import annotations
+
+import pytest
+
+from proxy.core.routing.personal_asks import personal_ask
+from proxy.core.routing.router import MEDIUM, SkillRouter
+from proxy.core.routing.shared_news import opens_with_a_request_verb, requests_work
+from proxy.core.routing.tokens import normalize
+from tests.core.routing.test_router import make_skill
+
+
+@pytest.mark.parametrize(("text", "phrase"), [
+    ("I write Solidity for a living and my grandma asked if I'm a criminal. what should I tell her?", "tell her"),
+    ("how do I make my manager see it without bragging?", "make my manager see"),
+    ("how do I set boundaries with work Slack?", "set boundaries"),
+    ("my PR got 47 comments. I try not to take it personally", "take it personally"),
+    ("the migration slipped twice, am I overreacting?", "am i overreacting"),
+    ("how can I deal with my manager micromanaging our sprint board", "how can i deal with my manager"),
+    ("after the outage I can't stop checking slack at night", "stop checking slack"),
+    ("Wie sag ich meiner Mutter, dass ich Kubernetes-Admin bin?", "sag ich meiner"),
+    ("¿Cómo le explico a mi jefe que el despliegue falló?", "le explico a mi"),
+    ("comment dire à ma mère ce que je fais ?", "dire à ma"),
+    ("我该怎么跟我妈解释我是做数据库的？", "怎么跟我妈解释"),
+    ("上司に説明するにはどうすればいい？", "上司に説明"),
+    ("엄마한테 어떻게 설명하죠?", "엄마한테 어떻게 설명"),
+])
+def test_asks_how_to_feel_or_talk_to_someone_are_recognised(text: str, phrase: str) -> None:
+    assert personal_ask(normalize(text)) == phrase
+
+
+@pytest.mark.parametrize("text", [
+    "tell me how to configure nginx rate limiting",
+    "how do I tell if my pods are healthy",
+    "how do I tell them apart in the logs",
+    "make them see the new column in the report",  # a report's readers, not people close to the user
+    "how do I deal with this error in the worker",
+    "is this normal? the pods restart every minute",
+    "tell the team the deploy is at 5, in a short announcement",
+])
+def test_work_that_shares_words_with_a_personal_ask_is_not_one(text: str) -> None:
+    assert personal_ask(normalize(text)) == ""
+
+
+def test_a_statement_of_what_the_user_does_is_no_request() -> None:
+    assert not opens_with_a_request_verb("i write solidity smart contracts for a living")
+    assert opens_with_a_request_verb("can i write the contract tests first")
+    assert opens_with_a_request_verb("i need to write the contract tests first")
+    assert not requests_work("i just want to know how not to take it personally")
+    assert requests_work("convince my boss, write me a one-page proposal")
+
+
+def test_a_personal_ask_about_a_skill_topic_routes_nothing_and_says_why() -> None:
+    router = SkillRouter((make_skill("solidity-security", "Audit Solidity smart contracts for security "
+                                     "vulnerabilities: reentrancy, access control, overflow."),))
+    personal = router.route("I audit Solidity smart contracts for reentrancy and my grandma thinks I'm a hacker. "
+                            "what should I tell her?")
+    assert personal.selected == ()
+    top = personal.candidates[0]
+    assert top.score < MEDIUM and "penalty:asks_how_to_feel_or_act=tell her" in top.reasons
+    work = router.route("I audit Solidity smart contracts for reentrancy and my grandma thinks I'm a hacker. "
+                        "can you check this contract for reentrancy?")
+    assert [c.skill.name for c in work.selected] == ["solidity-security"]
