@@ -27,59 +27,73 @@ from __future__ import annotations
 
 import re
 
-from proxy.core.routing.tokens import CJK_RUN, plain_words
+from proxy.core.routing.tokens import CJK_RUN
 
 LONGEST_PERSONAL_ASK = 400  # characters; a longer ask carries a task of its own
 
 # People one talks to about one's own life: family, partner, friends, and the people one reports to
 # or works beside, as the object of telling ("tell my manager"), not as a report's audience.
 _PEOPLE = (
-    r"(?:her|him|them|my (?:mom|mum|mother|dad|father|parents|family|wife|husband|partner|girlfriend|boyfriend|"
-    r"grandma|grandpa|grandmother|grandfather|kids?|son|daughter|sister|brother|friends?|roommate|in-laws|"
-    r"manager|boss|lead|coworkers?|colleagues?|team ?mates?|skip(?:-| )level|cto|ceo|mentor|therapist)|"
-    r"(?:the|our) (?:interviewer|recruiter|hiring manager))"
+    r"(?:her|him|them|(?:my|our) (?:mom|mum|mother|dad|father|parents|family|wife|husband|partner|girlfriend|"
+    r"boyfriend|grandma|grandpa|grandmother|grandfather|kids?|son|daughter|sister|brother|friends?|roommate|"
+    r"in-laws|manager|boss|lead|coworkers?|colleagues?|team ?mates?|intern|junior|senior|skip(?:-| )level|cto|ceo|"
+    r"founder|mentor|advisor|supervisor|therapist)|(?:the|our) (?:interviewer|recruiter|hiring manager))"
 )
 # The same, without the pronouns: "make them see the new column" is about a report's readers.
 _CLOSE = _PEOPLE.replace("(?:her|him|them|", "(?:", 1)
-_LATIN_PERSONAL = re.compile(
-    # en: telling, explaining, convincing, to a person
-    rf"\b(?:tell|say (?:to|it to|this to|that to)|explain (?:it |this |that |what i do |my job )?to|convince|persuade|"
-    rf"talk to|break (?:it|the news) to|respond to|reply to|apologi[sz]e to|confront) {_PEOPLE}\b(?! apart)|"
-    rf"\bmake {_CLOSE} (?:see|notice|understand|realize|realise|appreciate|care|listen)\b|"
-    # en: feelings and ways to behave
-    r"\b(?:take (?:it|this|that|criticism|feedback) personally|set (?:some )?boundaries|boundaries with|"
-    r"without (?:bragging|sounding|coming across|looking like|seeming)|brag(?:ging)?\b|humble ?brag|"
-    r"am i (?:overreacting|wrong|crazy|the only one|being (?:paranoid|dramatic|petty|unreasonable))|"
-    r"how (?:do|can|should) i (?:cope|deal with (?:the (?:stress|guilt|anxiety|pressure)|my (?:boss|manager|"
-    r"coworker|colleague|team ?mate))|stay (?:calm|motivated|sane)|not (?:panic|freak out|take|feel|get))|"
-    r"cope with|stop (?:worrying|overthinking|thinking about (?:it|work)|feeling|"
-    r"checking (?:my )?(?:phone|slack|email)s?)|"
-    r"switch off|unplug from|impost[eo]r|feel(?:ing)? (?:guilty|bad|like a fraud|like a failure|stupid|useless|"
-    r"left out|unappreciated|burned out|burnt out)|"
-    r"is it (?:rude|weird|unprofessional|awkward|petty|selfish|okay|ok|bad) "
-    r"(?:to|that|if) (?:i|me|ask|say|tell|feel|not)|is it normal to (?:feel|be|get|want|hate|miss)|"
-    r"get (?:credit|recognition|noticed) for|be taken seriously|say no to (?:my|her|him|them)|"
-    r"(?:celebrate|what should i do with) (?:it|this|my (?:free|extra) (?:time|afternoon|evening|day|weekend)))|"
+# Feelings a person has (not a system: "empty", "stuck", "broken", "frustrating" describe bugs too).
+_FEELING = (
+    r"(?:guilty|bad|awful|terrible|stupid|dumb|useless|worthless|like an? (?:idiot|fraud|failure|imposter|impostor)|"
+    r"left out|unappreciated|undervalued|invisible|burned out|burnt out|drained|numb|hopeless|insecure|ashamed|"
+    r"embarrassed|humiliated|jealous|envious|bitter|resentful|upset|hurt|sad|down|lonely|weird|awkward|anxious|"
+    r"nervous|scared|terrified|overwhelmed|empty|lost|demotivated|unmotivated)"
+)
+# Each a family of phrases; the router reads one anywhere in the ask.
+_LATIN_FAMILIES = (
+    # telling, explaining, convincing, to a person
+    rf"(?:tell|say (?:to|it to|this to|that to)|explain (?:it |this |that |what i do |my job )?to|convince|persuade|"
+    rf"talk to|break (?:it|the news) to|respond to|reply to|apologi[sz]e to|confront|word (?:it|this|that) to|"
+    rf"say no to|push back on|stand up to|correct) {_PEOPLE}(?! apart)",
+    rf"make {_CLOSE} (?:see|notice|understand|realize|realise|appreciate|care|listen)",
+    r"(?:a kind|a nice|a polite|the best|a good) way to (?:tell|say|explain|ask)",
+    # feelings
+    rf"(?:i|i'm|i am|makes me|made me) (?:just |really |so |kinda |kind of |honestly |pretty |a bit |still )?"
+    rf"(?:feel|feeling|felt) (?:so |really |pretty |a bit |kind of |kinda |like )?{_FEELING}",
+    r"(?:i'm|i am|i was|i've been|feeling) (?:so |really |pretty |a bit |kind of |kinda |still )?"
+    r"(?:upset|hurt|heartbroken|devastated|crushed|miserable|depressed|humiliated|ashamed|embarrassed|jealous|"
+    r"envious|bitter|lonely|drained|demotivated|unmotivated)",
+    r"cried|crying|in tears|want to (?:cry|quit|disappear|crawl)|hands shake|can't stop (?:replaying|thinking)|"
+    r"in my head|keeps me up at night|lose sleep|losing sleep",
+    # coping and ways to behave, asked
+    r"take (?:\w+ ){0,2}personally|set (?:a |some )?boundar(?:y|ies)|boundaries with|let it go|let it be|"
+    r"move on(?! to)|get over (?:it|this|that)|calm down|calm my nerves|unwind|decompress|recharge|switch off|unplug|"
+    r"keep going after|bounce back|without (?:bragging|sounding|coming across|looking like|seeming|getting (?:labeled|"
+    r"labelled|bitter)|it becoming|making (?:it|things) awkward|burning bridges)|brag(?:ging)?|humble ?brag|"
+    r"make an enemy|making enemies|too sensitive|thick(?:er)? skin|"
+    r"am i (?:overreacting|wrong|crazy|the only one|too|being)|anyone else feel|is (?:this|that|it) (?:a thing|weird|"
+    r"normal to feel)|is it (?:rude|weird|unprofessional|awkward|petty|selfish|okay|ok|bad|fair) "
+    r"(?:to|that|if) (?:i|me|ask|say|tell|feel|not|push)|is it (?:ok|okay) to push back|is it normal to (?:feel|be|get|"
+    r"want|hate|miss)|"
+    r"how (?:do|can|should|would) (?:i|you|people|others) (?:cope|stay (?:calm|motivated|sane)|not (?:panic|freak out|"
+    r"take|feel|get)|deal with (?:the |my |this |that )?(?:stress|guilt|anxiety|pressure|disappointment|rejection|"
+    r"shame|jealousy|frustration|feelings?|emotions?|boss|manager|coworker|colleague|team ?mate))|cope with|"
+    r"stop (?:worrying|overthinking|thinking about (?:it|work)|feeling|checking (?:my )?(?:phone|slack|email)s?)|"
+    r"impost[eo]r|get (?:credit|recognition|noticed) for|be taken seriously|"
+    r"(?:celebrate|what should i do with) (?:it|this|my (?:free|extra) (?:time|afternoon|evening|day|weekend))|"
+    r"(?:wonder|question) if (?:any of )?(?:it|this|my job|my work) (?:matters|is worth)",
     # de es fr pt
-    r"\b(?:sag(?:e)? (?:ich )?(?:meiner|meinem|ihr|ihm)|erklär(?:e)? (?:ich )?(?:meiner|meinem|meinen) |"
+    r"sag(?:e)? (?:ich )?(?:meiner|meinem|ihr|ihm)|erklär(?:e)? (?:ich )?(?:meiner|meinem|meinen)|"
     r"persönlich nehmen|grenzen setzen|(?:decirle|explicarle|contarle) a (?:mi|mis)|"
     r"le (?:digo|explico|cuento) a (?:mi|mis)|tomármelo personal|tomarlo personal|poner límites|"
-    r"dire à (?:ma|mon|mes)|expliquer à (?:ma|mon|mes)|le prendre personnellement|poser des limites|"
-    r"dizer (?:à|a|pra|para) (?:minha|meu|meus|minhas)|explicar (?:à|a|pra|para) (?:minha|meu|meus)|"
-    r"levar para o pessoal|impor limites)\b"
+    r"dire (?:non )?à (?:ma|mon|mes)|expliquer à (?:ma|mon|mes)|le prendre personnellement|poser des limites|"
+    r"dizer (?:não )?(?:à|a|pra|para) (?:minha|meu|meus|minhas)|explicar (?:à|a|pra|para) (?:minha|meu|meus)|"
+    r"levar para o pessoal|impor limites",
 )
-# A word one of the Latin patterns cannot match without: most asks hold none, and cost a set test.
-_LATIN_TRIGGERS = frozenset("""
-tell say explain convince persuade talk break respond reply apologise apologize confront make personally boundaries
-bragging brag humble humblebrag overreacting wrong crazy only paranoid dramatic petty unreasonable cope deal stay not
-worrying overthinking thinking feeling checking switch unplug imposter impostor feel rude weird unprofessional awkward
-selfish okay ok bad normal credit recognition noticed seriously celebrate do sag sage erklär erkläre persönlich grenzen
-decirle explicarle contarle digo explico cuento tomármelo tomarlo límites dire expliquer personnellement limites
-dizer explicar pessoal
-""".split())
+_LATIN_PERSONAL = re.compile(r"\b(?:" + "|".join(_LATIN_FAMILIES) + r")\b")
 _CJK_PERSONAL = re.compile(
     r"(?:告诉|告訴|跟|和|向)(?:我)?(?:妈|媽|爸|父母|家人|老婆|老公|女朋友|男朋友|对象|對象|领导|領導|老板|老闆|上司)"
     r".{0,6}?(?:说|說|解释|解釋)|怎么跟.{0,6}?(?:解释|解釋|说|說)|(?:太|很)?(?:内耗|內耗)|冒名顶替|冒名頂替|"
+    r"庆祝|慶祝|委屈|难受|難受|心累|玻璃心|落ち込|凹ん|へこん|속상|서운|멘탈|"
     r"(?:母|父|親|両親|上司|彼女|彼氏|妻|夫)に.{0,8}?(?:説明|伝え|言え|話せ)|"
     r"(?:엄마|아빠|부모님|상사|팀장|여자친구|남자친구)(?:한테|에게|께).{0,8}?(?:설명|말|얘기)"
 )
@@ -89,9 +103,7 @@ def personal_ask(ask: str) -> str:
     """The phrase by which a (normalised) ask asks how to feel or how to act toward a person, or ""."""
     if len(ask) > LONGEST_PERSONAL_ASK:
         return ""
-    match = None
-    if not _LATIN_TRIGGERS.isdisjoint(plain_words(ask)):
-        match = _LATIN_PERSONAL.search(ask)
+    match = _LATIN_PERSONAL.search(ask)
     if match is None and CJK_RUN.search(ask):
         match = _CJK_PERSONAL.search(ask)
     return match.group().strip() if match else ""
