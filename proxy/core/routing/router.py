@@ -328,14 +328,19 @@ class SkillRouter:
         fact = asks_for_a_fact(focus.ask)  # "who invented …?": the model knows, no skill helps
         news = shares_news(normalize(capped))  # "finally passed SOC 2 🎉": asks for nothing
         fun = fun_writing(focus.ask)  # "a limerick about our database migration": the model writes it alone
-        # "how do I make my manager see it without bragging?": advice on feelings and people, unless work is asked too
-        personal = "" if requests_work(focus.ask) else personal_ask(focus.ask)
         # an everyday ask that asks for no work ("how do I ask for unpaid leave?") needs a stronger match than
         # one that does ("before I go to lunch: write a GitHub Actions workflow")
         bar = EVERYDAY_MIN_SCORE if not everyday or asks_for_work(focus.ask) else EVERYDAY_LIFE_MIN_SCORE
         reading = _Reading(frozenset(t.term for t in terms), scene, turned, fact, everyday, news, fun, bar,
-                           message_languages(split.words), personal)
-        scored = [_score(i, found, bonus.get(i, 0.0), index, reading) for i, found in evidence(chosen, query, index)]
+                           message_languages(split.words))
+        found = list(evidence(chosen, query, index))
+        scored = [_score(i, evidence_of, bonus.get(i, 0.0), index, reading) for i, evidence_of in found]
+        if any(s.score >= MEDIUM for s in scored):  # only a route needs to know whether the ask is personal:
+            # "how do I make my manager see it without bragging?" asks advice on feelings and people
+            personal = personal_ask(focus.ask)
+            if personal and not requests_work(focus.ask):  # unless it asks for work too
+                reading = reading._replace(personal=personal)
+                scored = [_score(i, evidence_of, bonus.get(i, 0.0), index, reading) for i, evidence_of in found]
         name_order = index.name_order
         scored.sort(key=lambda s: (-s.score, name_order[s.position]))  # ties by name, then location
         return tuple(s.candidate(query, index) for s in scored[:limit]), terms
