@@ -27,6 +27,7 @@ from proxy.core.routing.fun_writing import fun_writing
 from proxy.core.routing.languages import message_languages, other_language, skill_languages
 from proxy.core.routing.personal_asks import personal_ask
 from proxy.core.routing.query import QueryTerm, cap_text, split_query_terms, warm_lexicon
+from proxy.core.routing.quick_questions import quick_question
 from proxy.core.routing.request_focus import request_focus
 from proxy.core.routing.shared_news import asks_for_work, opens_with_a_request_verb, requests_work, shares_news
 from proxy.core.routing.term_index import RoutingIndex, SkillMatches, build_index
@@ -167,10 +168,11 @@ class _Reading(NamedTuple):
     everyday_bar: int = EVERYDAY_MIN_SCORE  # the score an everyday ask needs to route a skill
     languages: frozenset[str] = frozenset()  # the programming languages it names (languages.py)
     personal: str = ""  # the phrase by which it asks how to feel or act toward a person (personal_asks.py)
+    quick: str = ""  # the opener of a quick question (quick_questions.py)
 
 
 def _score(i: int, found: Evidence, bonus: float, index: RoutingIndex, reading: _Reading) -> _Scored:
-    term_set, scene, turned, fact, everyday, news, fun, everyday_bar, languages, personal = reading
+    term_set, scene, turned, fact, everyday, news, fun, everyday_bar, languages, personal, quick = reading
     skill, features = index.skills[i], index.features[i]
     named = bonus  # the name written in what the message asks
     raw = found.raw * BREADTH_FACTOR[min(found.breadth, len(BREADTH_FACTOR) - 1)]
@@ -219,6 +221,10 @@ def _score(i: int, found: Evidence, bonus: float, index: RoutingIndex, reading: 
     elif everyday and not (named and len(features.name_terms) > 1) and score < everyday_bar:
         score = _below_medium(score, everyday_bar)
         suffix = (*suffix, f"penalty:everyday_topic={everyday[0]}")
+    elif quick and not (named and len(features.name_terms) > 1) and score < HIGH:
+        # "how do I rename a column in a pandas dataframe": a line the model knows, unless a skill fits strongly
+        score = _below_medium(score, HIGH)
+        suffix = (*suffix, f"penalty:quick_question={quick}")
     return _Scored(i, score, skill, found, prefix, suffix)
 
 
@@ -332,7 +338,7 @@ class SkillRouter:
         # one that does ("before I go to lunch: write a GitHub Actions workflow")
         bar = EVERYDAY_MIN_SCORE if not everyday or asks_for_work(focus.ask) else EVERYDAY_LIFE_MIN_SCORE
         reading = _Reading(frozenset(t.term for t in terms), scene, turned, fact, everyday, news, fun, bar,
-                           message_languages(split.words))
+                           message_languages(split.words), quick=quick_question(normalize(capped)))
         found = list(evidence(chosen, query, index))
         scored = [_score(i, evidence_of, bonus.get(i, 0.0), index, reading) for i, evidence_of in found]
         if any(s.score >= MEDIUM for s in scored):  # only a route needs to know whether the ask is personal:

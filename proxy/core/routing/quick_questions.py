@@ -1,0 +1,43 @@
+"""Quick questions: one short sentence asking how to do one small thing, or what something is.
+
+"how do I add ~/bin to my $PATH on zsh?", "how do I rename a column in a pandas dataframe",
+"command to extract a .tar.gz into a specific folder", "what's the keyboard shortcut to split the
+terminal in vscode?" ask for a line a model knows by heart. A skill's workflow (a checklist, scripts,
+references) does not help, and routing one adds its instructions to a one-line answer. Such a
+question routes a skill only on a `high` match (the router scales a weaker one below `medium` and
+says `penalty:quick_question=how do i`); "how do I fine-tune Llama 3 with GRPO on my math dataset?"
+meets a skill strongly enough to keep it.
+
+A quick question is a single sentence of at most QUICK_MAX_WORDS words that opens with "how do I",
+"how to", "what's the", "which", "is there a way to", or asks for a "command", "one-liner",
+"regex", "syntax" or "shortcut". A message of two sentences sets a scene or reports a problem, and
+a request ("can you …", "write …", "help me …") asks for work: neither is a quick question. English
+only, for now. Pure and deterministic, on the normalised (case-folded) message.
+"""
+
+from __future__ import annotations
+
+import re
+
+QUICK_MAX_WORDS = 16
+
+_OPENER = re.compile(
+    r"(?:how (?:do|can|would|should) (?:i|you|we)|how to|what(?:'s|’s| is|s) the|which|"
+    r"where (?:do|is|are|can) (?:i|the)|"
+    r"is there (?:a|an) (?:way|command|shortcut|setting|flag|option)|(?:bash |shell |git |sql |python |a )?"
+    r"(?:command|one-liner|one liner|oneliner|regex|syntax|shortcut|keyboard shortcut|sql|snippet) (?:to|for)|"
+    r"[\w.+#-]+: )\b"
+)
+_INNER_SENTENCE_END = re.compile(r"[.!?;](?:\s|$)(?=.)|\n")
+_WORD = re.compile(r"[^\W_]+")
+
+
+def quick_question(text: str) -> str:
+    """The opener of a (normalised) quick question ("how do i"), or ""."""
+    text = text.strip()
+    match = _OPENER.match(text)
+    if match is None or len(_WORD.findall(text)) > QUICK_MAX_WORDS:
+        return ""
+    if _INNER_SENTENCE_END.search(text.rstrip("?!. ")):
+        return ""
+    return match.group().strip()

@@ -1,0 +1,48 @@
+"""A quick question (one short sentence: how to do one small thing) routes a skill only on a strong match."""
+
+from __future__ import annotations
+
+import pytest
+
+from proxy.core.routing.quick_questions import quick_question
+from proxy.core.routing.router import MEDIUM, SkillRouter
+from proxy.core.routing.tokens import normalize
+from tests.core.routing.test_router import make_skill
+
+
+@pytest.mark.parametrize(("text", "opener"), [
+    ("how do I add ~/bin to my $PATH on zsh?", "how do i"),
+    ("how to read a csv file in pandas", "how to"),
+    ("what's the keyboard shortcut to split the terminal in vscode?", "what's the"),
+    ("command to extract a .tar.gz into a specific folder", "command to"),
+    ("git command to delete a remote branch", "git command to"),
+    ("sql to count orders per status from an orders table", "sql to"),
+    ("pandas: drop rows where the 'email' column is null", "pandas:"),
+    ("is there a way to make git remember my password?", "is there a way"),
+])
+def test_quick_questions_are_recognised(text: str, opener: str) -> None:
+    assert quick_question(normalize(text)) == opener
+
+
+@pytest.mark.parametrize("text", [
+    "our CI is red since this morning. how do I fix it?",  # two sentences: a problem reported first
+    "can you write a Dockerfile for our FastAPI app",  # a request for work
+    "stripped ELF, no source. help me work out what main() actually does",
+    "how do I set up a blue-green deployment on kubernetes with argo rollouts, health checks, automatic rollback "
+    "and a manual gate before the switch?",  # longer than a quick question
+    "write a regex for a US zip code",
+])
+def test_other_asks_are_not_quick_questions(text: str) -> None:
+    assert quick_question(normalize(text)) == ""
+
+
+def test_a_quick_question_routes_only_a_strong_match() -> None:
+    router = SkillRouter((make_skill("git-advanced-workflows", "Advanced git: interactive rebase, cherry-pick, bisect, "
+                                     "worktrees and reflog recovery of lost commits and branches."),))
+    quick = router.route("how do I rename a git branch?")
+    assert quick.selected == ()
+    assert any(r.startswith("penalty:quick_question=how do i") for r in quick.candidates[0].reasons)
+    assert quick.candidates[0].score < MEDIUM
+    task = router.route("Our release branch lost three commits after an interactive rebase. Recover them with "
+                        "the reflog, then cherry-pick them onto main.")
+    assert [c.skill.name for c in task.selected] == ["git-advanced-workflows"]
