@@ -10,7 +10,8 @@ meets a skill strongly enough to keep it.
 
 A quick question is a single sentence of at most QUICK_MAX_WORDS words that opens with "how do I",
 "how to", "what's the", "which", "is there a way to", or asks for a "command", "one-liner",
-"regex", "syntax" or "shortcut". A message of two sentences sets a scene or reports a problem, and
+"regex", "syntax" or "shortcut", perhaps after where it is asked ("in vim how do I …", "git: how do
+I …"). A message of two sentences sets a scene or reports a problem, and
 a request ("can you …", "write …", "help me …") asks for work: neither is a quick question. English
 only, for now. Pure and deterministic, on the normalised (case-folded) message.
 """
@@ -22,6 +23,8 @@ import re
 QUICK_MAX_WORDS = 16
 
 _OPENER = re.compile(
+    # where it is asked: "in vim how do I …", "in javascript, what's the …", "git: how do I …", "quick one: …"
+    r"(?:(?:in [\w.+#-]+(?: [\w.+#-]+)?,? |[\w.+#-]+(?: [\w.+#-]+)?: )(?=how|what|which|where|is there))?"
     r"(?:how (?:do|can|would|should) (?:i|you|we)|how to|what(?:'s|’s| is|s) the|which|"
     r"where (?:do|is|are|can) (?:i|the)|"
     r"is there (?:a|an) (?:way|command|shortcut|setting|flag|option)|(?:bash |shell |git |sql |python |a )?"

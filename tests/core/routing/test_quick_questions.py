@@ -19,6 +19,8 @@ from tests.core.routing.test_router import make_skill
     ("sql to count orders per status from an orders table", "sql to"),
     ("pandas: drop rows where the 'email' column is null", "pandas:"),
     ("is there a way to make git remember my password?", "is there a way"),
+    ("in vim how do I delete every line that contains TODO", "in vim how do i"),
+    ("git: how do I see which branch I'm on?", "git: how do i"),
 ])
 def test_quick_questions_are_recognised(text: str, opener: str) -> None:
     assert quick_question(normalize(text)) == opener
