@@ -107,6 +107,7 @@ _DIFFERENCES: tuple[tuple[tuple[str, ...], str], ...] = (
      r"\barasındaki farklar?\b|\bperbedaan antara\b|\bapa (?:perbedaan|beda)(?:nya)?\b|\bkhác nhau\b|\bkhác gì\b"),
     (("区别", "區別", "不同", "違い", "차이"),
      r"有什么区别|有什麼區別|区别是什么|區別是什麼|有何不同|の違い|違いは|차이(?:가|는|점)"),
+    (("difference",), r"\b(?:vs\.?|versus)\b.{1,60}?\bwhat(?:'s| is|s) the difference\b"),
     (("say", "sagt", "dice", "dit", "diz", "falo", "digo"),
      r"\bhow do (?:you|i|we) say\b|\bhow to say\b|\bwie sagt man\b|\bc[óo]mo se dice\b|\bcomment (?:dit-on|on dit)\b|"
      r"\bcomo (?:se )?(?:diz|falo|digo)\b|\bcome si dice\b"),
@@ -115,6 +116,27 @@ _DIFFERENCES: tuple[tuple[tuple[str, ...], str], ...] = (
      r"\bnói (?:thế nào|sao) (?:trong|bằng) tiếng\b"),
     (("翻译", "翻譯", "怎么说", "何と", "영어로"),
      r"翻译成(?:英文|中文|日文|英语)|翻譯成(?:英文|中文|日文)|用英[文语]怎么说|英語で何と|영어로 (?:뭐|어떻게)"),
+)
+# What a term means: "what is a lead magnet in marketing", "what even is a pitch deck?", "whats idempotent
+# mean in REST apis", "qué es un webhook", "什么是递归". Only a term with an article (or an acronym's "stand for",
+# above), ended by the question: "what is the best way to …", "what is wrong with …", "what does this error
+# mean" ask about the user's own work.
+_TERM = r"[\w./+#-]+(?: [\w./+#-]+){0,3}"
+_DEFINITIONS: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("what", "whats"),
+     rf"^(?:so |ok |okay |quick q:? |quick question:? )?what(?: even)?(?: is|'s|s| are)(?: even)? (?:a|an) "
+     rf"(?!good |best |better |simple |easy |quick |fast |nice |great |reasonable |sane |solid |cheap |free ){_TERM}"
+     rf"(?: in (?:the context of )?{_TERM})?(?:\?|$|[.,;!]\s*(?:is it|does it|one|in|like|asking)\b)"),
+    (("what", "whats", "mean"),
+     rf"^(?:so |ok |okay )?what(?: does|'s|s| do) (?!this |that |these |those |it |my |our |your |the error)"
+     rf"{_TERM} mean(?: in (?:the context of )?{_TERM})?(?:\?|$)"),
+    (("why",), r"^why (?:is|are) [\w./+#-]+ (?:called|abbreviated|named|spelled)\b"),
+    (("qué", "que", "was", "qu'est-ce"),
+     rf"^¿?(?:qu[ée] es (?:un|una)|was (?:ist|sind) (?:ein|eine|eigentlich ein|eigentlich eine)|"
+     rf"qu'est-ce qu'(?:un|une)|c'est quoi (?:un|une)) {_TERM}(?:\?|$)"),
+    (("什么是", "什麼是", "とは", "란"),
+     r"^(?:请问)?(?:什么是|什麼是)[^，,。这這]{1,12}[？?]?$|^[^、。]{1,12}とは(?:何|なん|なに)(?:ですか)?[？?]?$|"
+     r"^[^,]{1,12}(?:이)?란 (?:무엇인가요|뭐예요|뭔가요)[？?]?$"),
 )
 # A comparison that asks which to use is a decision about the user's own work, not a fact; one that
 # asks whether a difference is significant is a statistical test on the user's data.
@@ -149,6 +171,7 @@ def _matches(shapes: Shapes, ask: str, words: frozenset[str], cjk: bool) -> bool
 
 _FACT_SHAPES = _shapes(_FACTS)
 _DIFFERENCE_SHAPES = _shapes(_DIFFERENCES)
+_DEFINITION_SHAPES = _shapes(_DEFINITIONS)
 
 
 def asks_for_a_fact(ask: str) -> bool:
@@ -158,6 +181,6 @@ def asks_for_a_fact(ask: str) -> bool:
     if len(ask) > LONGEST_FACT_QUESTION // 2 and CJK_RUN.search(ask):
         return False
     words, cjk = plain_words(ask), CJK_RUN.search(ask) is not None
-    if _matches(_FACT_SHAPES, ask, words, cjk):
+    if _matches(_FACT_SHAPES, ask, words, cjk) or _matches(_DEFINITION_SHAPES, ask.strip(), words, cjk):
         return True
     return _matches(_DIFFERENCE_SHAPES, ask, words, cjk) and _CHOICE.search(ask) is None

@@ -38,6 +38,14 @@ FACT_QUESTIONS = (
     "Como se diz 'boa sorte na apresentação' em inglês?",
     "how do you say 'deadline' in German?",
     "Apa perbedaan antara TCP dan UDP?",
+    "a/b test vs multivariate test — what's the difference?",
+    "what is a lead magnet in marketing",
+    "what even is a pitch deck? is it just a powerpoint about your company",
+    "whats idempotent mean in the context of REST apis",
+    "why is kubernetes abbreviated k8s",
+    "¿Qué es un webhook?",
+    "什么是递归？",
+    "RAGとは何ですか？",
 )
 TASKS = (
     "what does this error mean: KeyError 'user_id' in views.py line 40",
@@ -52,6 +60,11 @@ TASKS = (
     # whether a difference is significant is a statistical test on the user's data
     "is the difference between the two groups significant?",
     "Hasil survei mau saya analisis, apakah ada perbedaan signifikan antar kelompok umur",
+    "what is the best way to structure a fastapi project?",
+    "what is a good way to load test our payment webhook?",  # a way to do their work
+    "what is a good ci tool for a python monorepo?",  # a recommendation for their work
+    "what is wrong with my query",
+    "what does this error mean?",
 )
 
 
