@@ -122,6 +122,9 @@ _LATIN_PHRASES = (
     "masters degree", "work-life balance", "work life balance", "burned out", "burnt out", "stock options",
     "credit card debt", "student loans", "free time", "free afternoon", "weekend trip", "is it just me",
     "worth the hype", "bedtime story", "fairy tale", "a haiku", "haiku about",
+    # things to read, watch or listen to, asked for ("classic books on copywriting", "podcasts about startups")
+    "books on", "books about", "book recommendations", "podcasts on", "podcasts about", "podcast recommendations",
+    "youtube channels", "documentaries about", "audiobooks", "worth listening to", "worth reading", "must-read",
     "bel ağrısı", "naik gaji", "sepak bola", "nghỉ việc", "du lịch", "bóng đá", "người yêu", "em gái", "anh trai",
     "con gái", "con trai", "tiểu thuyết", "truyện cười", "lo âu", "đau lưng",
 )

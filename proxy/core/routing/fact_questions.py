@@ -131,6 +131,8 @@ _DEFINITIONS: tuple[tuple[tuple[str, ...], str], ...] = (
      rf"^(?:so |ok |okay )?what(?: does|'s|s| do) (?!this |that |these |those |it |my |our |your |the error)"
      rf"{_TERM} mean(?: in (?:the context of )?{_TERM})?(?:\?|$)"),
     (("why",), r"^why (?:is|are) [\w./+#-]+ (?:called|abbreviated|named|spelled)\b"),
+    (("what", "whats"),
+     r"^what(?:'s| is|s) [\w./+#-]+ in (?!our |my |the |this |that |your )[\w ./+#-]{1,20}?(?:\?|$)"),
     (("qué", "que", "was", "qu'est-ce"),
      rf"^¿?(?:qu[ée] es (?:un|una)|was (?:ist|sind) (?:ein|eine|eigentlich ein|eigentlich eine)|"
      rf"qu'est-ce qu'(?:un|une)|c'est quoi (?:un|une)) {_TERM}(?:\?|$)"),

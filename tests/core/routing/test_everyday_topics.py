@@ -55,6 +55,8 @@ def test_work_words_that_look_like_everyday_ones_are_not(text: str) -> None:
     ("怎么跟老板提加薪？", "加薪"),
     ("上司に昇給の相談をしたいです", "昇給"),
     ("상사에게 연봉 협상을 어떻게 하나요?", "연봉"),
+    ("classic books on copywriting everyone should read?", "books on"),
+    ("any podcasts about startups that are actually worth listening to", "podcasts about"),
 ])
 def test_career_health_family_and_hobby_words_are_found(text: str, word: str) -> None:
     assert word in everyday_words(normalize(text))

@@ -46,6 +46,7 @@ FACT_QUESTIONS = (
     "¿Qué es un webhook?",
     "什么是递归？",
     "RAGとは何ですか？",
+    "what's RAG in AI? one paragraph is fine",
 )
 TASKS = (
     "what does this error mean: KeyError 'user_id' in views.py line 40",
@@ -65,6 +66,7 @@ TASKS = (
     "what is a good ci tool for a python monorepo?",  # a recommendation for their work
     "what is wrong with my query",
     "what does this error mean?",
+    "what is latency in our app? p99 doubled since monday",
 )
 
 
