@@ -75,7 +75,7 @@ sad embarrassed ashamed guilty heartbroken unmotivated procrastinate procrastina
 loneliness homesick
 overrated overhyped
 friendship breakup divorce dating marriage roommate roommates
-cats parrot hamster groceries grocery
+cats parrot hamster groceries grocery plants succulents gardening garden
 schwester bruder tochter sohn kinder mutter vater eltern freundin rückenschmerzen kopfschmerzen müde gehalt
 gehaltserhöhung kündigen kündigung reise reisen gitarre klavier fußball gedicht gedichte witz witze traurig einsam
 nervös
@@ -110,6 +110,9 @@ _LATIN_PHRASES = (
     "board game", "board games", "team lunch", "day off", "days off", "date night", "first date", "gluten free",
     "gluten-free", "pep talk", "road trip", "video game", "video games", "paint color", "paint colour", "used car",
     "imposter syndrome", "impostor syndrome", "back pain", "job offer", "return to office", "день рождения",
+    "my cat", "our cat", "a cat", "second cat", "new cat", "a master's", "masters in", "a phd", "phd in",
+    "learning spanish", "learning french", "learning german",
+    "learning japanese", "learning a language", "learn a language", "practice speaking", "water a",
     "doğum günü", "öğle yemeği", "akşam yemeği", "hafta sonu", "hava durumu",
     "ulang tahun", "akhir pekan", "makan siang", "makan malam", "sinh nhật", "đám cưới",
     "kỳ nghỉ", "bữa trưa", "bữa tối", "công thức nấu", "nhà hàng", "xem phim", "cuối tuần", "thời tiết",

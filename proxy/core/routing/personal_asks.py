@@ -73,7 +73,7 @@ _LATIN_FAMILIES = (
     r"am i (?:overreacting|wrong|crazy|the only one|too|being)|anyone else feel|is (?:this|that|it) (?:a thing|weird|"
     r"normal to feel)|is it (?:rude|weird|unprofessional|awkward|petty|selfish|okay|ok|bad|fair) "
     r"(?:to|that|if) (?:i|me|ask|say|tell|feel|not|push)|is it (?:ok|okay) to push back|is it normal to (?:feel|be|get|"
-    r"want|hate|miss)|"
+    r"want|hate|miss|dream|cry|think about|forget|struggle)|"
     r"how (?:do|can|should|would) (?:i|you|people|others) (?:cope|stay (?:calm|motivated|sane)|not (?:panic|freak out|"
     r"take|feel|get)|deal with (?:the |my |this |that )?(?:stress|guilt|anxiety|pressure|disappointment|rejection|"
     r"shame|jealousy|frustration|feelings?|emotions?|boss|manager|coworker|colleague|team ?mate))|cope with|"

@@ -57,6 +57,9 @@ def test_work_words_that_look_like_everyday_ones_are_not(text: str) -> None:
     ("상사에게 연봉 협상을 어떻게 하나요?", "연봉"),
     ("classic books on copywriting everyone should read?", "books on"),
     ("any podcasts about startups that are actually worth listening to", "podcasts about"),
+    ("what are good names for a second cat?", "second cat"),
+    ("is a master's in machine learning worth it for a data engineer?", "a master's"),
+    ("how often should I water a fiddle leaf fig?", "water a"),
 ])
 def test_career_health_family_and_hobby_words_are_found(text: str, word: str) -> None:
     assert word in everyday_words(normalize(text))
