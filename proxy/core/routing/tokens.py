@@ -156,6 +156,11 @@ def _undouble(word: str) -> str:
     return word
 
 
+# A three-letter base left by -ing or -ed that lost its silent e: consonant, one vowel, consonant
+# (cod-ing, mak-ing, tim-ed), not a double one (run-n-ing keeps run) nor w, x, y (fix-ing, show-ing).
+_SILENT_E_BASE = re.compile(r"[b-df-hj-np-tv-z][aeiouy][b-df-hj-np-tvz]")
+
+
 def _strip_suffix(word: str) -> str:
     for suffix, repl in (("ization", "iz"), ("isation", "iz"), ("ation", "at")):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
@@ -164,7 +169,10 @@ def _strip_suffix(word: str) -> str:
         return word[:-4]
     for suffix in ("ing", "ed"):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return _undouble(word[: -len(suffix)])
+            base = word[: -len(suffix)]
+            if len(base) == 3 and _SILENT_E_BASE.fullmatch(base):  # coding → code, making → make, timed → time
+                return base + "e"
+            return _undouble(base)
     if word.endswith(("ize", "ise")) and len(word) >= 6:
         return word[:-1]
     return word

@@ -23,6 +23,10 @@ def test_plural_and_verb_forms_share_a_stem() -> None:
     assert stem("deployment") == stem("deploying") == stem("deploys")
     assert stem("optimization") == stem("optimize") == stem("optimizing")
     assert stem("debugging") == stem("debug")
+    # a base that lost its silent e: coding is code, not cod; coming is not .com
+    assert stem("coding") == stem("coded") == stem("code") == "code"
+    assert stem("typing") == stem("type") and stem("timing") == stem("time") and stem("coming") != "com"
+    assert stem("running") == "run" and stem("fixing") == "fix" and stem("mapping") == "map"
 
 
 def test_short_words_digits_and_non_ascii_are_left_alone() -> None:
