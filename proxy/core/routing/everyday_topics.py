@@ -82,7 +82,8 @@ nervös
 hermana hermano hija hijo hijos niños bebé madre padre padres novia novio dormir cansado cansada sueldo salario
 renunciar despido viaje viajar guitarra fútbol novela poema poemas chiste chistes ansiedad triste nervioso
 procrastinar
-sœur soeur frère frere fille fils enfants bébé mère père copine copain fatigué fatiguée salaire démissionner
+sœur soeur frère frere fille fils enfants bébé mère père copine copain fatigué fatiguée épuisé épuisée salaire
+démissionner
 licenciement voyage voyager guitare poème poèmes blague blagues anxiété stressé
 irmã irmão filha filho filhos crianças bebê mãe pai namorada namorado salário demissão demitido viagem
 violão futebol piada piadas ansiedade ansioso
@@ -118,7 +119,8 @@ _LATIN_PHRASES = (
     "kỳ nghỉ", "bữa trưa", "bữa tối", "công thức nấu", "nhà hàng", "xem phim", "cuối tuần", "thời tiết",
     # health, career, money, travel, relationships, opinions and creative writing: the words that
     # alone would name work ("sleep", "raise", "interview", "debt", "story") only in a phrase
-    "eye strain", "my eyes", "fall asleep", "sleep schedule", "sleep better", "mental health", "see a doctor",
+    "eye strain", "my eyes", "mal aux yeux", "mal au dos", "mal à la tête", "dolor de espalda", "dolor de cabeza",
+    "fall asleep", "sleep schedule", "sleep better", "mental health", "see a doctor",
     "cost of living", "unpaid leave", "parental leave", "maternity leave", "paternity leave", "sick leave",
     "sick day", "pay raise", "a raise", "job interview", "my resume", "my cv", "laid off", "quit my job",
     "quitting my job", "quit tech", "quitting tech", "career change", "change careers", "master's degree",
@@ -139,6 +141,7 @@ _CJK_WORDS = (
     "過生日", "生日快乐", "生日快樂", "生日礼物", "生日禮物", "生日派对", "生日派對", "婚礼", "婚禮", "纪念日",
     "紀念日", "度假", "旅游", "旅遊", "爬山", "徒步", "礼物", "禮物", "奶奶", "外婆", "团建", "團建", "约会", "約會",
     "失眠", "焦虑", "焦慮", "健身", "电影", "電影", "餐厅", "餐廳", "聚餐", "周末", "週末", "天气", "天氣", "假期",
+    "推荐几本", "推薦幾本", "几本书", "幾本書", "书单", "書單", "おすすめの本", "책 추천",
     "放假", "过年", "過年", "春节", "春節", "火锅", "火鍋", "做饭", "做飯", "好吃", "减肥", "減肥", "感冒", "头疼",
     "頭疼", "睡不着", "睡不著", "女朋友", "男朋友", "老婆", "老公", "爸妈", "爸媽", "心情", "出去玩", "景点", "景點",
     "衣服", "小说", "小說", "唱歌", "跑步", "拉伸", "腰疼", "颈椎", "頸椎", "房东", "房東", "租房", "买车", "買車",

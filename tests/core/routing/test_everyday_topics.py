@@ -60,6 +60,8 @@ def test_work_words_that_look_like_everyday_ones_are_not(text: str) -> None:
     ("what are good names for a second cat?", "second cat"),
     ("is a master's in machine learning worth it for a data engineer?", "a master's"),
     ("how often should I water a fiddle leaf fig?", "water a"),
+    ("J'ai mal aux yeux le soir. Des conseils ?", "mal aux yeux"),
+    ("推荐几本关于机器学习历史的书", "推荐几本"),
 ])
 def test_career_health_family_and_hobby_words_are_found(text: str, word: str) -> None:
     assert word in everyday_words(normalize(text))

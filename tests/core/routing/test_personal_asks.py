@@ -31,6 +31,7 @@ from tests.core.routing.test_router import make_skill
     ("How do I push back on my lead without it becoming a thing?", "push back on my lead"),
     ("产品终于上线了，大家想一起庆祝一下，有什么好点子吗", "庆祝"),
     ("is it normal to dream about SQL queries after a week of query tuning?", "is it normal to dream"),
+    ("产品上线那天我哭了，正常吗？", "我哭了"),
 ])
 def test_asks_how_to_feel_or_talk_to_someone_are_recognised(text: str, phrase: str) -> None:
     assert personal_ask(normalize(text)) == phrase
