@@ -10,10 +10,12 @@ meets a skill strongly enough to keep it.
 
 A quick question is a single sentence of at most QUICK_MAX_WORDS words that opens with "how do I",
 "how to", "what's the", "which", "is there a way to", or asks for a "command", "one-liner",
-"regex", "syntax" or "shortcut", perhaps after where it is asked ("in vim how do I …", "git: how do
-I …"). A message of two sentences sets a scene or reports a problem, and
-a request ("can you …", "write …", "help me …") asks for work: neither is a quick question. English
-only, for now. Pure and deterministic, on the normalised (case-folded) message.
+"regex", "syntax" or "shortcut", perhaps after where it is asked ("in vim how do I …", "git: how
+do I …"); or a textbook exercise, a small piece of code about nobody's own system ("write a python
+function that reverses a linked list", not "write a function that parses our invoices"). A message
+of two sentences sets a scene or reports a problem, and a request for work on the user's own system
+("can you fix …", "write our …") is no quick question. English only, for now. Pure and
+deterministic, on the normalised (case-folded) message.
 """
 
 from __future__ import annotations
@@ -31,6 +33,13 @@ _OPENER = re.compile(
     r"(?:command|one-liner|one liner|oneliner|regex|syntax|shortcut|keyboard shortcut|sql|snippet) (?:to|for)|"
     r"[\w.+#-]+: )\b"
 )
+# A textbook exercise: "write a python function that reverses a linked list", "write a SQL query that returns
+# the top 5 customers by order value": a small piece of code that stands alone, about nobody's system.
+_EXERCISE = re.compile(
+    r"(?:can you |could you |please |pls )?(?:write|give me|make|implement|code) (?:me )?(?:a|an) (?:[\w+#-]+ ){0,2}"
+    r"(?:function|script|snippet|regex|query|one-liner|one liner|program|method|class)\b"
+)
+_ABOUT_THEIR_OWN = re.compile(r"\b(?:my|our|this|these|your|we|i)\b|\bi'")
 _INNER_SENTENCE_END = re.compile(r"[.!?;](?:\s|$)(?=.)|\n")
 _WORD = re.compile(r"[^\W_]+")
 
@@ -39,7 +48,11 @@ def quick_question(text: str) -> str:
     """The opener of a (normalised) quick question ("how do i"), or ""."""
     text = text.strip()
     match = _OPENER.match(text)
-    if match is None or len(_WORD.findall(text)) > QUICK_MAX_WORDS:
+    if match is None:
+        match = _EXERCISE.match(text)
+        if match is None or _ABOUT_THEIR_OWN.search(text):
+            return ""
+    if len(_WORD.findall(text)) > QUICK_MAX_WORDS:
         return ""
     if _INNER_SENTENCE_END.search(text.rstrip("?!. ")):
         return ""

@@ -21,6 +21,9 @@ from tests.core.routing.test_router import make_skill
     ("is there a way to make git remember my password?", "is there a way"),
     ("in vim how do I delete every line that contains TODO", "in vim how do i"),
     ("git: how do I see which branch I'm on?", "git: how do i"),
+    ("write a python function that reverses a singly linked list", "write a python function"),
+    ("write a regex for a US zip code", "write a regex"),
+    ("write a SQL query that returns the top 5 customers by total order value", "write a sql query"),
 ])
 def test_quick_questions_are_recognised(text: str, opener: str) -> None:
     assert quick_question(normalize(text)) == opener
@@ -32,7 +35,9 @@ def test_quick_questions_are_recognised(text: str, opener: str) -> None:
     "stripped ELF, no source. help me work out what main() actually does",
     "how do I set up a blue-green deployment on kubernetes with argo rollouts, health checks, automatic rollback "
     "and a manual gate before the switch?",  # longer than a quick question
-    "write a regex for a US zip code",
+    "write a function that parses our invoices",  # about their own system
+    "write a bash script that backs up my postgres db every night",
+    "write a Dockerfile for a FastAPI app",  # not a small piece of code that stands alone
 ])
 def test_other_asks_are_not_quick_questions(text: str) -> None:
     assert quick_question(normalize(text)) == ""
