@@ -62,7 +62,8 @@ _LATIN_FAMILIES = (
     r"(?:i'm|i am|i was|i've been|feeling) (?:so |really |pretty |a bit |kind of |kinda |still )?"
     r"(?:upset|hurt|heartbroken|devastated|crushed|miserable|depressed|humiliated|ashamed|embarrassed|jealous|"
     r"envious|bitter|lonely|drained|demotivated|unmotivated)",
-    r"cried|crying|in tears|want to (?:cry|quit|disappear|crawl)|hands shake|can't stop (?:replaying|thinking)|"
+    r"cried|crying|in tears|emotionally|want to (?:cry|quit|disappear|crawl)|hands shake|"
+    r"can't stop (?:replaying|thinking)|avoid becoming (?:their|the|everyone's)|\d+ ?% (?:raise|pay rise|bump)|"
     r"in my head|keeps me up at night|lose sleep|losing sleep",
     # coping and ways to behave, asked
     r"take (?:\w+ ){0,2}personally|set (?:a |some )?boundar(?:y|ies)|boundaries with|let it go|let it be|"

@@ -25,6 +25,7 @@ from proxy.core.routing.evidence import Evidence, Query, evidence, name_mentions
 from proxy.core.routing.fact_questions import asks_for_a_fact
 from proxy.core.routing.fun_writing import fun_writing
 from proxy.core.routing.languages import message_languages, other_language, skill_languages
+from proxy.core.routing.opinion_asks import opinion_ask
 from proxy.core.routing.personal_asks import personal_ask
 from proxy.core.routing.query import QueryTerm, cap_text, split_query_terms, warm_lexicon
 from proxy.core.routing.quick_questions import quick_question
@@ -168,11 +169,12 @@ class _Reading(NamedTuple):
     everyday_bar: int = EVERYDAY_MIN_SCORE  # the score an everyday ask needs to route a skill
     languages: frozenset[str] = frozenset()  # the programming languages it names (languages.py)
     personal: str = ""  # the phrase by which it asks how to feel or act toward a person (personal_asks.py)
+    opinion: str = ""  # the opener by which it asks the model's own opinion (opinion_asks.py)
     quick: str = ""  # the opener of a quick question (quick_questions.py)
 
 
 def _score(i: int, found: Evidence, bonus: float, index: RoutingIndex, reading: _Reading) -> _Scored:
-    term_set, scene, turned, fact, everyday, news, fun, everyday_bar, languages, personal, quick = reading
+    term_set, scene, turned, fact, everyday, news, fun, everyday_bar, languages, personal, opinion, quick = reading
     skill, features = index.skills[i], index.features[i]
     named = bonus  # the name written in what the message asks
     raw = found.raw * BREADTH_FACTOR[min(found.breadth, len(BREADTH_FACTOR) - 1)]
@@ -210,14 +212,13 @@ def _score(i: int, found: Evidence, bonus: float, index: RoutingIndex, reading: 
     if fact:
         score = _below_medium(score, 101)
         suffix = (*suffix, "penalty:asks_for_a_fact")
-    elif (news or fun or personal) and not (named and len(features.name_terms) > 1
-                                            and features.name_terms <= term_set):
+    elif (news or fun or personal or opinion) and not (named and len(features.name_terms) > 1
+                                                       and features.name_terms <= term_set):
         # asks for nothing ("we just migrated from Jenkins to GitHub Actions and it feels like I can breathe"),
         # for a piece of fun whose topic a skill serves ("a limerick about our database migration"), or how to
         # feel or talk to someone about it ("my grandma asked if I'm a criminal. what should I tell her?")
         score = _below_medium(score, 101)
-        suffix = (*suffix, f"penalty:shares_news={news}" if news else f"penalty:asks_for_fun_writing={fun}" if fun
-                  else f"penalty:asks_how_to_feel_or_act={personal}")
+        suffix = (*suffix, _asks_nothing_of_a_skill(news, fun, personal, opinion))
     elif everyday and not (named and len(features.name_terms) > 1) and score < everyday_bar:
         score = _below_medium(score, everyday_bar)
         suffix = (*suffix, f"penalty:everyday_topic={everyday[0]}")
@@ -226,6 +227,15 @@ def _score(i: int, found: Evidence, bonus: float, index: RoutingIndex, reading: 
         score = _below_medium(score, HIGH)
         suffix = (*suffix, f"penalty:quick_question={quick}")
     return _Scored(i, score, skill, found, prefix, suffix)
+
+
+def _asks_nothing_of_a_skill(news: str, fun: str, personal: str, opinion: str) -> str:
+    """The reason a message that asks nothing of a skill gives, by the first shape it has."""
+    if news:
+        return f"penalty:shares_news={news}"
+    if fun:
+        return f"penalty:asks_for_fun_writing={fun}"
+    return f"penalty:asks_how_to_feel_or_act={personal}" if personal else f"penalty:asks_an_opinion={opinion}"
 
 
 def _below_medium(score: int, bar: int) -> int:
@@ -343,9 +353,10 @@ class SkillRouter:
         scored = [_score(i, evidence_of, bonus.get(i, 0.0), index, reading) for i, evidence_of in found]
         if any(s.score >= MEDIUM for s in scored):  # only a route needs to know whether the ask is personal:
             # "how do I make my manager see it without bragging?" asks advice on feelings and people
-            personal = personal_ask(focus.ask)
-            if personal and not requests_work(focus.ask):  # unless it asks for work too
-                reading = reading._replace(personal=personal)
+            # "do you think AI will replace data analysts?" asks what the model thinks
+            personal, opinion = personal_ask(focus.ask), opinion_ask(focus.ask)
+            if (personal or opinion) and not requests_work(focus.ask):  # unless it asks for work too
+                reading = reading._replace(personal=personal, opinion=opinion)
                 scored = [_score(i, evidence_of, bonus.get(i, 0.0), index, reading) for i, evidence_of in found]
         name_order = index.name_order
         scored.sort(key=lambda s: (-s.score, name_order[s.position]))  # ties by name, then location

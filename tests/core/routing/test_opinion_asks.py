@@ -1,0 +1,42 @@
+"""An ask for the model's own opinion routes no skill, unless it is about the user's own work."""
+
+from __future__ import annotations
+
+import pytest
+
+from proxy.core.routing.opinion_asks import opinion_ask
+from proxy.core.routing.router import MEDIUM, SkillRouter
+from proxy.core.routing.tokens import normalize
+from tests.core.routing.test_router import make_skill
+
+
+@pytest.mark.parametrize(("text", "opener"), [
+    ("honestly what's the point of code review if everyone just clicks approve", "honestly what's the point of"),
+    ("do you think AI will replace data analysts in 5 years? I do a lot of SQL", "do you think"),
+    ("our CTO says we're data-driven but nobody opens the dashboards. is that common?", "is that common"),
+    ("what do you think about 4-day work weeks for engineering teams?", "what do you think about"),
+    ("who would win in a fight, a senior dev with vim or a junior with copilot", "who would win"),
+])
+def test_asks_for_an_opinion_are_recognised(text: str, opener: str) -> None:
+    assert opinion_ask(normalize(text)) == opener
+
+
+@pytest.mark.parametrize("text", [
+    "what do you think of our schema?",  # a review of their own work
+    "what's your take on this API design: GET /getUsers, POST /user/delete",
+    "do you think we should shard the orders table at 200M rows?",  # a decision about their system
+    "how do I review a pull request faster?",
+])
+def test_an_opinion_on_their_own_work_is_a_request(text: str) -> None:
+    assert opinion_ask(normalize(text)) == ""
+
+
+def test_an_opinion_ask_about_a_skill_topic_routes_nothing_and_says_why() -> None:
+    router = SkillRouter((make_skill("code-review-excellence", "Code review practices: reviewing pull requests, "
+                                     "giving review feedback, approving changes."),))
+    opinion = router.route("what's the point of code review and pull request approving changes")
+    assert opinion.selected == ()
+    top = opinion.candidates[0]
+    assert top.score < MEDIUM and "penalty:asks_an_opinion=what's the point of" in top.reasons
+    work = router.route("review this pull request and give code review feedback before approving changes")
+    assert [c.skill.name for c in work.selected] == ["code-review-excellence"]
