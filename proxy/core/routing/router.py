@@ -215,8 +215,9 @@ def _score(i: int, found: Evidence, bonus: float, index: RoutingIndex, reading: 
     elif (news or fun or personal or opinion) and not (named and len(features.name_terms) > 1
                                                        and features.name_terms <= term_set):
         # asks for nothing ("we just migrated from Jenkins to GitHub Actions and it feels like I can breathe"),
-        # for a piece of fun whose topic a skill serves ("a limerick about our database migration"), or how to
-        # feel or talk to someone about it ("my grandma asked if I'm a criminal. what should I tell her?")
+        # for a piece of fun whose topic a skill serves ("a limerick about our database migration"), how to
+        # feel or talk to someone about it ("my grandma asked if I'm a criminal. what should I tell her?"), or
+        # what the model thinks of it ("do you think AI will replace data analysts?")
         score = _below_medium(score, 101)
         suffix = (*suffix, _asks_nothing_of_a_skill(news, fun, personal, opinion))
     elif everyday and not (named and len(features.name_terms) > 1) and score < everyday_bar:
@@ -351,9 +352,8 @@ class SkillRouter:
                            message_languages(split.words), quick=quick_question(normalize(capped)))
         found = list(evidence(chosen, query, index))
         scored = [_score(i, evidence_of, bonus.get(i, 0.0), index, reading) for i, evidence_of in found]
-        if any(s.score >= MEDIUM for s in scored):  # only a route needs to know whether the ask is personal:
-            # "how do I make my manager see it without bragging?" asks advice on feelings and people
-            # "do you think AI will replace data analysts?" asks what the model thinks
+        if any(s.score >= MEDIUM for s in scored):  # only a route needs to know whether the ask is advice on
+            # feelings and people ("how do I make my manager see it without bragging?") or an opinion
             personal, opinion = personal_ask(focus.ask), opinion_ask(focus.ask)
             if (personal or opinion) and not requests_work(focus.ask):  # unless it asks for work too
                 reading = reading._replace(personal=personal, opinion=opinion)
