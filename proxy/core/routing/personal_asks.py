@@ -52,8 +52,11 @@ _FEELING = (
 _LATIN_FAMILIES = (
     # telling, explaining, convincing, to a person
     rf"(?:tell|say (?:to|it to|this to|that to)|explain (?:it |this |that |what i do |my job )?to|convince|persuade|"
-    rf"talk to|break (?:it|the news) to|respond to|reply to|apologi[sz]e to|confront|word (?:it|this|that) to|"
-    rf"say no to|push back on|stand up to|correct) {_PEOPLE}(?! apart)",
+    rf"talk to|break (?:it|the news) to|apologi[sz]e to|confront|word (?:it|this|that) to|stand up to) "
+    rf"{_PEOPLE}(?! apart)",
+    # ... and verbs whose object is as often a thing ("reply to them in bulk", "how do I correct them in pandas"):
+    # only with a person named
+    rf"(?:respond to|reply to|say no to|push back on|correct) {_CLOSE}",
     rf"make {_CLOSE} (?:see|notice|understand|realize|realise|appreciate|care|listen)",
     r"(?:a kind|a nice|a polite|the best|a good) way to (?:tell|say|explain|ask)",
     # feelings

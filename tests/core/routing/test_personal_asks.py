@@ -47,6 +47,8 @@ def test_asks_how_to_feel_or_talk_to_someone_are_recognised(text: str, phrase: s
     "tell the team the deploy is at 5, in a short announcement",
     "the cart page feels empty and slow after the redesign",  # a page, not a person
     "how do I move on to the next step of the migration",
+    "the dates are wrong, how do I correct them in pandas?",  # "them" is the dates
+    "how do I reply to them in bulk from the CLI",
 ])
 def test_work_that_shares_words_with_a_personal_ask_is_not_one(text: str) -> None:
     assert personal_ask(normalize(text)) == ""
