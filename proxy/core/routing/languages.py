@@ -9,8 +9,9 @@ skill's own.
 A language is known by its name and by the tools, libraries and file types only it has (`pandas`,
 `pytest` → python; `goroutine` → go; `npm` → javascript): general software vocabulary, not words of
 any eval prompt. Words a sentence uses for something else are left out (`go`, `spring`, `node`,
-`express`, `gem`). A skill's language comes from the words of its name alone: what its body
-mentions in passing says nothing of what it is for.
+`express`, `gem`); Go counts when written as the language is (a capital Go inside a sentence or next
+to CJK text, which `tokens.name_go` reads as `golang`). A skill's language comes from the words of
+its name alone: what its body mentions in passing says nothing of what it is for.
 """
 
 from __future__ import annotations

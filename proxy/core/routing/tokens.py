@@ -129,9 +129,31 @@ class SplitText(NamedTuple):
 CAPITALS_ONLY = frozenset({"apa"})
 
 
+# "Go" the language: the word is a stopword in small letters ("go ahead", "where did it go"), but a
+# capital Go inside a sentence, or next to CJK text, names the language ("our Go service", "用 Go 写的").
+# Read as `golang`, in messages and in skills alike, so the language is a term like any other.
+_GO = re.compile(r"\bGo\b(?![-'’])")
+_SENTENCE_START = frozenset(".!?\n\"“'‘([{*#>-")
+
+
+def name_go(text: str) -> str:
+    """`text` with each capital Go that names the language (not a sentence's first word) as golang."""
+    if "Go" not in text:
+        return text
+    return _GO.sub(lambda m: "golang" if _inside_a_sentence(text, m.start()) else m.group(), text)
+
+
+def _inside_a_sentence(text: str, start: int) -> bool:
+    """Not a sentence's first word, or next to CJK text."""
+    before, after = text[:start].rstrip(" \t"), text[start + 2 :].lstrip(" \t")
+    if (before and CJK_RUN.match(before[-1])) or (after and CJK_RUN.match(after[0])):
+        return True
+    return bool(before) and before[-1] not in _SENTENCE_START
+
+
 def split_text(text: str) -> SplitText:
     """`text` normalised, then its CJK runs, compounds and plain words (see `compounds` and `words`)."""
-    folded = normalize(text)
+    folded = normalize(name_go(text))
     runs = CJK_RUN.findall(folded)
     plain = CJK_RUN.sub(" ", folded) if runs else folded
     compounds, parts = _COMPOUND.findall(plain), _PARTS.findall(plain)
@@ -232,7 +254,7 @@ def _word_tokens(compound: str) -> tuple[Token, ...]:
 
 def tokens(text: str) -> list[Token]:
     """Every term of `text`, in order, duplicates kept (callers count or dedupe)."""
-    text = normalize(text)
+    text = normalize(name_go(text))
     runs = CJK_RUN.findall(text)
     out: list[Token] = []
     for run in runs:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from proxy.core.routing.tokens import cjk_terms, normalize, phrases, split_text, stem, terms
+from proxy.core.routing.tokens import cjk_terms, name_go, normalize, phrases, split_text, stem, terms
 
 
 def test_normalize_folds_width_and_case() -> None:
@@ -79,3 +79,11 @@ def test_an_acronym_that_is_a_small_word_elsewhere_counts_only_in_capitals() -> 
     assert "apa" in split_text("format my references in APA 7th edition").words
     assert "apa" not in split_text("Apa bedanya kopi arabika dan robusta?").words
     assert "apa" not in split_text("langkahnya apa saja?").compounds
+
+
+def test_a_capital_go_inside_a_sentence_names_the_language() -> None:
+    assert name_go("our Go service leaks goroutines") == "our golang service leaks goroutines"
+    assert name_go("用 Go 写的服务") == "用 golang 写的服务" and name_go("Go 写的采集服务").startswith("golang")
+    assert name_go("Go ahead and fix it") == "Go ahead and fix it"  # a sentence's first word
+    assert name_go("I want to go home. Go figure") == "I want to go home. Go figure"
+    assert "golang" in split_text("Our Go workers hang").words
