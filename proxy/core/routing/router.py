@@ -351,13 +351,16 @@ class SkillRouter:
         reading = _Reading(frozenset(t.term for t in terms), scene, turned, fact, everyday, news, fun, bar,
                            message_languages(split.words), quick=quick_question(normalize(capped)))
         found = list(evidence(chosen, query, index))
-        scored = [_score(i, evidence_of, bonus.get(i, 0.0), index, reading) for i, evidence_of in found]
+
+        def score_all(reading: _Reading) -> list[_Scored]:
+            return [_score(i, evidence_of, bonus.get(i, 0.0), index, reading) for i, evidence_of in found]
+
+        scored = score_all(reading)
         if any(s.score >= MEDIUM for s in scored):  # only a route needs to know whether the ask is advice on
             # feelings and people ("how do I make my manager see it without bragging?") or an opinion
             personal, opinion = personal_ask(focus.ask), opinion_ask(focus.ask)
             if (personal or opinion) and not requests_work(focus.ask):  # unless it asks for work too
-                reading = reading._replace(personal=personal, opinion=opinion)
-                scored = [_score(i, evidence_of, bonus.get(i, 0.0), index, reading) for i, evidence_of in found]
+                scored = score_all(reading._replace(personal=personal, opinion=opinion))
         name_order = index.name_order
         scored.sort(key=lambda s: (-s.score, name_order[s.position]))  # ties by name, then location
         return tuple(s.candidate(query, index) for s in scored[:limit]), terms
