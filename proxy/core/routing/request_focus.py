@@ -252,6 +252,18 @@ def _opens(text: str) -> bool:
     return bool(words) and _phrase_at(words, 0, _OPENER_PHRASES) > 0
 
 
+# Words that open a clause a comma sets off without ending the question: "ist es normal, dass ich …?",
+# "¿es normal que …?" (German and Russian write the comma before "that"; "if" and "whether" the same).
+_SUBORDINATORS = frozenset("that if whether dass ob wenn que qu si che se что чтобы если ли że ze jeśli jesli "
+                           "bahwa kalau rằng".split())
+
+
+def _continues(rest: str) -> bool:
+    """The words after a sentence's last comma open a subordinate clause of what came before."""
+    words = _WORD.findall(rest, 0, 40)
+    return bool(words) and words[0] in _SUBORDINATORS
+
+
 def _clauses(sentence: str) -> list[str]:
     """A sentence cut before each inner question (", how do I …", "… but can you …"); one that
     ends in a question mark also after its last comma (", any stretches you'd recommend?"). A sentence
@@ -263,7 +275,7 @@ def _clauses(sentence: str) -> list[str]:
     if "," in sentence or not JOINERS.isdisjoint(sentence.split()):
         cuts += [m.end() for m in _INNER_BREAK.finditer(sentence) if _opens(sentence[m.end() :])]
     comma = max(sentence.rfind(","), sentence.rfind("，"))
-    if comma > cuts[-1] and sentence.rstrip().endswith(("?", "？")):
+    if comma > cuts[-1] and sentence.rstrip().endswith(("?", "？")) and not _continues(sentence[comma + 1 :]):
         cuts.append(comma + 1)
     cuts.append(len(sentence))
     return [sentence[a:b].strip() for a, b in itertools.pairwise(cuts) if sentence[a:b].strip()]

@@ -66,6 +66,10 @@ def test_the_ask_and_the_scene_are_told_apart(text: str, ask: str, scene: str) -
     "Yeni uygulamamızın lansmanını planlamam gerekiyor, adım adım bir plan çıkarır mısın?",
     # a Turkish request holds its question words: "hangi … olduğunu göstermek istiyorum" is "I want to show which …"
     "Modelimin tahminlerini açıklamak, hangi özelliklerin önemli olduğunu göstermek istiyorum",
+    # a comma before "that", "if", "whether" sets off no ask of its own
+    "ist es normal, dass ich nachts von Kubernetes-Pods träume?",
+    "is it ok, if I push the release to monday?",
+    "¿es normal, que el pod se reinicie cada hora?",
 ])
 def test_a_message_that_does_not_split_is_all_ask(text: str) -> None:
     focus = request_focus(text)
