@@ -9,7 +9,12 @@ name. An opinion asked of the user's own work is a review, and routes: "what do 
 schema?", "what's your take on this API design: …" hold my, our, this or a pasted piece and are no
 opinion asks here.
 
-Pure and deterministic, on the normalised (case-folded) ask; English for now.
+The same holds in the other languages the router reads, where the opener may stand anywhere in
+the sentence ("was hältst du von Rust?", "o que vc acha do Copilot?", "sence yapay zeka
+programcıların işini elinden alır mı?", "AI 코딩 도구에 대해 어떻게 생각해?", "你觉得低代码有前途吗"),
+and the user's own work is said with the language's my, our, this and I.
+
+Pure and deterministic, on the normalised (case-folded) ask.
 """
 
 from __future__ import annotations
@@ -29,14 +34,50 @@ _OPINION = re.compile(
 )
 # The ask is about the user's own work: then an opinion is a review ("what do you think of our schema?").
 _THEIR_OWN = re.compile(r"\b(?:i|we|us|my|our|this|these|attached|below|here's|heres)\b|[:\n`{]")
+# Other languages: the opener anywhere in the sentence (Turkish, Korean, Japanese and Chinese put it late).
+_FOREIGN_OPINION = re.compile(
+    r"\b(?:was (?:hältst|haltet|denkst) du (?:von|über)|glaubst du|denkst du|meinst du|was ist deine meinung|"
+    r"(?:qué|que) (?:opinas|piensas|te parece)|crees que|cuál es tu opinión|"
+    r"(?:qu'est-ce que tu|que|qu') ?penses?(?:-tu)? (?:de|du|des)|penses-tu|tu penses que|crois-tu|tu crois que|"
+    r"quel est ton avis|"
+    r"o que (?:você|voce|vc|tu) acha|(?:você|voce|vc) acha que|qual (?:é )?(?:a )?sua opini[aã]o|"
+    r"(?:cosa|che) ne pensi|cosa pensi (?:di|del|della|dei|delle)|secondo te|pensi che|credi che|"
+    r"qual è la tua opinione|"
+    r"что (?:ты |вы )?(?:думаешь|думаете) (?:о|об|про)|как (?:ты |вы )?(?:думаешь|думаете|считаешь|считаете)|"
+    r"(?:твоё|твое|ваше) мнение|"
+    r"co (?:myślisz|sądzisz) o|jak myślisz|czy uważasz|twoja opinia|"
+    r"ne düşünüyorsun|ne dusunuyorsun|sence|sizce|fikrin ne|"
+    r"menurutmu|menurut (?:kamu|anda|lo|lu|loe)|apa pendapat(?:mu| kamu| anda)?|bagaimana pendapat(?:mu| kamu| anda)?|"
+    r"(?:bạn|ban) nghĩ (?:sao|gì|gi)|(?:bạn|ban) có nghĩ|theo (?:bạn|ban)|ý kiến của (?:bạn|ban)|"
+    # which one it would choose
+    r"was (?:ist )?dir lieber|was bevorzugst du|deiner meinung nach|qué prefieres|en tu opinión|"
+    r"tu préfères|vous préférez|à ton avis|selon toi|(?:você|voce|vc) prefere|na (?:sua|tua) opini[aã]o|"
+    r"preferisci|a tuo parere|тебе больше нравится|что (?:тебе|вам) нравится|по-твоему|по твоему мнению|"
+    r"на твой взгляд|что лучше|twoim zdaniem|co wolisz|wolisz|hangisini tercih|tercih eder misin|sence hangisi|"
+    r"hangisi daha iyi|lebih suka (?:yang )?mana|pilih mana|mending mana|bagusan mana|"
+    r"(?:bạn|ban) thích (?:cái|cai) nào|(?:cái|cai) nào (?:tốt|tot|hay) hơn)\b"
+    r"|어떻게 생각|네 생각은|당신 생각은|뭐가 더 나아|어느 게 더|어떤 게 더 (?:좋|나)|どう思|どっちが(?:好き|いい)|"
+    r"どちらが(?:好き|いい)|你觉得|你覺得|你认为|你認為|你怎么看|你怎麼看|怎么看待|怎麼看待|你更喜欢|你更喜歡|"
+    r"哪个更好|哪個更好"
+)
+_FOREIGN_OWN = re.compile(
+    r"\b(?:ich|wir|mein\w*|unser\w*|dies\w*|yo|mi|mis|nuestr[oa]s?|est[eoa]s?|je|j'|nous|mon|mes|notre|nos|"
+    r"cette|eu|meu|minha|nosso|nossa|ess[ea]|isso|io|mio|mia|miei|nostr[oaie]|quest[oaie]|"
+    r"я|мы|мой|моя|моё|мое|мои|наш\w*|этот|эта|это|эти|ja|my|mój|moja|moje|nasz\w*|ten|ta|"
+    r"ben|biz|benim|bizim|bu|şu|saya|aku|gue|gw|kami|kita|ini|tôi|mình|minh|chúng tôi|này|nay)\b"
+    r"|(?:^|\s)(?:내|제|이) |우리|저희|私|僕|俺|うち|この|我|这个|這個|这|這"
+)
 
 
 def opinion_ask(ask: str) -> str:
     """The opener by which a (normalised) ask asks the model's own opinion, or ""."""
     if len(ask) > LONGEST_OPINION_ASK:
         return ""
-    for sentence in re.split(r"(?<=[.?!])\s+", ask.strip()):
+    for sentence in re.split(r"(?<=[.?!])\s+|(?<=[。？！?!])", ask.strip()):
         match = _OPINION.match(sentence)
         if match is not None and _THEIR_OWN.search(sentence) is None:
+            return match.group().strip()
+        match = _FOREIGN_OPINION.search(sentence)
+        if match is not None and _FOREIGN_OWN.search(sentence) is None and _THEIR_OWN.search(sentence) is None:
             return match.group().strip()
     return ""

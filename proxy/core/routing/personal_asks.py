@@ -92,6 +92,38 @@ _LATIN_FAMILIES = (
     r"dire (?:non )?à (?:ma|mon|mes)|expliquer à (?:ma|mon|mes)|le prendre personnellement|poser des limites|"
     r"dizer (?:não )?(?:à|a|pra|para) (?:minha|meu|meus|minhas)|explicar (?:à|a|pra|para) (?:minha|meu|meus)|"
     r"levar para o pessoal|impor limites",
+    # the other languages the router reads: telling a person close to one, thanking people, celebrating,
+    # treating oneself, how one feels, getting over it, whether feeling so is normal
+    r"(?:dire|spiegare|dirlo|spiegarlo) (?:a|alla|al|ai) (?:mia|mio|miei|mie)|"
+    r"(?:сказать|объяснить|рассказать|признаться) (?:маме|папе|родителям|жене|мужу|девушке|парню|начальнику|боссу|"
+    r"руководителю|тимлиду|коллегам)|"
+    r"(?:powiedzieć|powiedziec|wytłumaczyć|wytlumaczyc|wyjaśnić|wyjasnic) (?:mamie|tacie|rodzicom|żonie|zonie|mężowi|"
+    r"mezowi|dziewczynie|chłopakowi|chlopakowi|szefowi|szefowej)|"
+    r"(?:anneme|babama|aileme|eşime|esime|sevgilime|patronuma|müdürüme|mudurume|yöneticime|yoneticime) nasıl|"
+    r"aramızda nasıl|aramizda nasil|"
+    r"(?:bilang|ngomong|jelasin|menjelaskan|cerita) (?:ke|kepada|sama) (?:ibu|ayah|ortu|orang tua|pacar|istri|suami|"
+    r"bos|atasan|keluarga)|"
+    r"(?:nói|noi|giải thích|giai thich) (?:với|voi|cho) (?:mẹ|me|bố|bo|ba|vợ|vo|chồng|chong|người yêu|nguoi yeu|"
+    r"sếp|sep|gia đình)|"
+    r"sich bedanken|mich bedanken|bei (?:den|meinen|meinem) \w+ bedanken|agradecer(?:les|le)?|remercier|ringraziar\w*|"
+    r"поблагодарить|podziękować|podziekowac|teşekkür etmek|tesekkur etmek|berterima kasih|"
+    r"feiern wir|feiere ich|feiern|celebrarlo|festejar(?:lo)?|fêter|feter|célébrer ça|comemorar|festeggiar\w*|"
+    r"отпраздновать|отметить это|świętować|swietowac|uczcić|uczcic|kutla\w*|merayakan|rayain|ngerayain|"
+    r"ăn mừng|an mung|"
+    r"mich belohnen|premiarme|darme un gusto|me faire plaisir|me récompenser|me recompensar|premiarmi|"
+    r"побаловать себя|nagrodzić się|kendimi ödüllendir\w*|self reward|tự thưởng|tu thuong|"
+    r"ich fühle mich|fühl(?:e)? mich|me siento|me sentí|je me sens|je me suis senti|me sinto|me senti|mi sento|"
+    r"mi sono sentit[oa]|чувствую себя|czuję się|czuje sie|hissediyorum|hissettim|cảm thấy|cam thay|"
+    r"schäme mich|schuldgefühle|lampenfieber|selbstwertgefühl|culpable|autoestima|vergüenza|coupable|j'ai honte|"
+    r"confiance en moi|culpad[oa]|vergonha|in colpa|vergogna|мне стыдно|самооценк\w*|poczucie winy|wstyd mi|"
+    r"pewność siebie|pewnosc siebie|suçlu|suclu|utanıyorum|özgüven\w*|ozguven\w*|grogi|minder|percaya diri|"
+    r"lebih pede|gak pede|ga pede|tự ti|tu ti|xấu hổ|xau ho|tự tin|"
+    r"(?:darüber|drüber) hinwegkommen|hinweg(?:kommen|komme)|superarlo|lo supero|m'en remettre|me remets|"
+    r"me remettre|superar isso|superarlo|пережить это|как не выгореть|telafi|atlatırım|atlatmak|atlatabilirim|"
+    r"vượt qua chuyện|move on dari|"
+    r"normal, dass ich|normal dass ich|normal que (?:yo|me)|normal sentir|normal que je|normal de (?:me|se) sentir|"
+    r"normal (?:eu|que eu)|normale che io|normale sentir\w*|нормально,? что я|нормально ли,? что я|"
+    r"normalne,? że (?:się|ja|czuję|czuje)|wajar (?:gak|nggak|ga|tidak) sih|apakah wajar",
 )
 _LATIN_PERSONAL = re.compile(r"\b(?:" + "|".join(_LATIN_FAMILIES) + r")\b")
 _CJK_PERSONAL = re.compile(
@@ -99,7 +131,9 @@ _CJK_PERSONAL = re.compile(
     r".{0,6}?(?:说|說|解释|解釋)|怎么跟.{0,6}?(?:解释|解釋|说|說)|(?:太|很)?(?:内耗|內耗)|冒名顶替|冒名頂替|"
     r"庆祝|慶祝|委屈|难受|難受|心累|玻璃心|我哭了|哭了一|泣いた|泣きそう|落ち込|凹ん|へこん|속상|서운|멘탈|울었|"
     r"(?:母|父|親|両親|上司|彼女|彼氏|妻|夫)に.{0,8}?(?:説明|伝え|言え|話せ)|"
-    r"(?:엄마|아빠|부모님|상사|팀장|여자친구|남자친구)(?:한테|에게|께).{0,8}?(?:설명|말|얘기)"
+    r"(?:엄마|아빠|부모님|상사|팀장|여자친구|남자친구)(?:한테|에게|께).{0,8}?(?:설명|말|얘기)|"
+    r"자존감|자신감|죄책감|정상인가요|정상인가|お祝い|祝いたい|罪悪感|自己肯定感|自信がな|"
+    r"立ち直|乗り越え|普通ですか|普通なの|愧疚|内疚|自卑|走出来|释怀|釋懷"
 )
 
 

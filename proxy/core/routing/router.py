@@ -310,6 +310,7 @@ class SkillRouter:
         terms = split_query_terms(split, index)
         focus = request_focus(capped)
         scene: frozenset[str] = frozenset()
+        ask_names = True  # the ask names a thing of its own (a term of the catalog, a topic of everyday life)
         asked = split
         postings = index.postings
         # "cake ideas for 12 people?", and the life a first question goes on to tell ("What's a good book on
@@ -321,7 +322,8 @@ class SkillRouter:
             ask_terms = {t.term for t in split_query_terms(ask_split, index)}
             if focus.why == "question first":
                 everyday = everyday_words(f"{focus.ask} {focus.scene}")
-            if _names_something(ask_terms, asked_everyday, postings) and not _generic(focus.ask):
+            ask_names = _names_something(ask_terms, asked_everyday, postings) and not _generic(focus.ask)
+            if ask_names:
                 asked = ask_split
                 scene = frozenset(t.term for t in terms if t.term not in ask_terms)
                 terms = tuple(QueryTerm(t.term, t.weight * SCENE_WEIGHT, t.via) if t.term in scene else t
@@ -359,6 +361,12 @@ class SkillRouter:
         if any(s.score >= MEDIUM for s in scored):  # only a route needs to know whether the ask is advice on
             # feelings and people ("how do I make my manager see it without bragging?") or an opinion
             personal, opinion = personal_ask(focus.ask), opinion_ask(focus.ask)
+            if not (personal or opinion) and focus.scene and not asks_for_work(whole := normalize(capped)):
+                # the opinion asked before a comma ("tu préfères quoi toi, PostgreSQL ou MySQL ?"); the feeling
+                # told in the scene when the ask names nothing ("… my self-esteem is on the floor. did everyone
+                # go through this as a junior?")
+                opinion = opinion_ask(whole)
+                personal = "" if opinion or ask_names else personal_ask(whole)
             if (personal or opinion) and not requests_work(focus.ask):  # unless it asks for work too
                 scored = score_all(reading._replace(personal=personal, opinion=opinion))
         name_order = index.name_order

@@ -16,6 +16,15 @@ from tests.core.routing.test_router import make_skill
     ("our CTO says we're data-driven but nobody opens the dashboards. is that common?", "is that common"),
     ("what do you think about 4-day work weeks for engineering teams?", "what do you think about"),
     ("who would win in a fight, a senior dev with vim or a junior with copilot", "who would win"),
+    ("Was hältst du von Rust?", "was hältst du von"),
+    ("o que vc acha do Copilot? vale a pena?", "o que vc acha"),
+    ("¿Qué opinas de React vs Vue? Sin rodeos", "qué opinas"),
+    ("Kotlin Multiplatform или Flutter — что тебе больше нравится и почему?", "тебе больше нравится"),
+    ("sence yapay zeka programcıların işini elinden alır mı?", "sence"),
+    ("Twoim zdaniem TDD ma sens czy to strata czasu?", "twoim zdaniem"),
+    ("tu préfères quoi toi, PostgreSQL ou MySQL ?", "tu préfères"),
+    ("AI 코딩 도구에 대해 어떻게 생각해?", "어떻게 생각"),
+    ("你觉得低代码有前途吗", "你觉得"),
 ])
 def test_asks_for_an_opinion_are_recognised(text: str, opener: str) -> None:
     assert opinion_ask(normalize(text)) == opener
@@ -26,6 +35,10 @@ def test_asks_for_an_opinion_are_recognised(text: str, opener: str) -> None:
     "what's your take on this API design: GET /getUsers, POST /user/delete",
     "do you think we should shard the orders table at 200M rows?",  # a decision about their system
     "how do I review a pull request faster?",
+    "was hältst du von meinem Code?",  # the same in the other languages: my, our, this, I
+    "o que você acha do nosso schema?",
+    "你觉得我的代码怎么样",
+    "AI 코딩 도구에 대해 우리 팀은 어떻게 생각해야 할까?",
 ])
 def test_an_opinion_on_their_own_work_is_a_request(text: str) -> None:
     assert opinion_ask(normalize(text)) == ""

@@ -32,6 +32,15 @@ from tests.core.routing.test_router import make_skill
     ("产品终于上线了，大家想一起庆祝一下，有什么好点子吗", "庆祝"),
     ("is it normal to dream about SQL queries after a week of query tuning?", "is it normal to dream"),
     ("产品上线那天我哭了，正常吗？", "我哭了"),
+    # the other languages the router reads
+    ("Мы зарелизили приложение! Как отпраздновать с командой?", "отпраздновать"),
+    ("ilk açık kaynak PR'ım merge edildi!!! nasıl kutlasam", "kutlasam"),
+    ("Bugün code review'da çok suçlu hissettim, nasıl telafi ederim?", "suçlu"),
+    ("gw abis presentasi pake powerpoint, gimana biar next time lebih pede?", "lebih pede"),
+    ("j'ai raté mon entretien technique sur une question SQL, comment je me remets de ça", "me remets"),
+    ("ist es normal, dass ich nachts von Kubernetes träume?", "normal, dass ich"),
+    ("Jak powiedzieć szefowi, że migracja się opóźni?", "powiedzieć szefowi"),
+    ("코드리뷰에서 코멘트 40개 받았어요. 자존감이 바닥이에요", "자존감"),
 ])
 def test_asks_how_to_feel_or_talk_to_someone_are_recognised(text: str, phrase: str) -> None:
     assert personal_ask(normalize(text)) == phrase
@@ -49,6 +58,9 @@ def test_asks_how_to_feel_or_talk_to_someone_are_recognised(text: str, phrase: s
     "how do I move on to the next step of the migration",
     "the dates are wrong, how do I correct them in pandas?",  # "them" is the dates
     "how do I reply to them in bulk from the CLI",
+    "Escribe una consulta SQL que sume las ventas por mes",
+    "Jak zbudować walidację jakości danych w naszym potoku ETL?",
+    "Bagaimana cara menyimpan password database di pipeline CI dengan aman?",
 ])
 def test_work_that_shares_words_with_a_personal_ask_is_not_one(text: str) -> None:
     assert personal_ask(normalize(text)) == ""
@@ -73,3 +85,15 @@ def test_a_personal_ask_about_a_skill_topic_routes_nothing_and_says_why() -> Non
     work = router.route("I audit Solidity smart contracts for reentrancy and my grandma thinks I'm a hacker. "
                         "can you check this contract for reentrancy?")
     assert [c.skill.name for c in work.selected] == ["solidity-security"]
+
+
+def test_a_feeling_told_in_the_scene_counts_when_the_ask_names_nothing() -> None:
+    router = SkillRouter((make_skill("code-review-excellence", "Code review practices: reviewing pull requests, "
+                                     "review comments and feedback."),))
+    shy = router.route("코드리뷰에서 시니어한테 코멘트 40개 받았어요... 자존감이 바닥이에요. "
+                       "주니어 때 다들 이런 거 겪나요?")
+    assert shy.selected == ()
+    assert any(r.startswith("penalty:asks_how_to_feel_or_act=자존감") for r in shy.candidates[0].reasons)
+    # a feeling in the scene, then an ask that names work of its own: the work routes
+    work = router.route("I feel so stupid about it. Can you review this pull request and write review comments?")
+    assert [c.skill.name for c in work.selected] == ["code-review-excellence"]
