@@ -136,6 +136,10 @@ _DEFINITIONS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("qué", "que", "was", "qu'est-ce"),
      rf"^¿?(?:qu[ée] es (?:un|una)|was (?:ist|sind) (?:ein|eine|eigentlich ein|eigentlich eine)|"
      rf"qu'est-ce qu'(?:un|une)|c'est quoi (?:un|une)) {_TERM}(?:\?|$)"),
+    (("что", "é", "e", "cos'è", "cosè", "cos", "co", "nedir", "itu", "là", "la"),
+     rf"^(?:что такое|o que (?:é|e|significa) (?:um|uma)?|(?:che )?cos(?:'| )?è (?:un|una|uno|un')?|co to jest|"
+     rf"apa itu|apa sih) ?{_TERM}(?: (?:в двух словах|простыми словами|w skrócie|singkatnya))?(?:\?|$)|"
+     rf"^{_TERM} (?:nedir|ne demek|ne anlama gelir|là gì|la gi|itu apa|artinya apa)(?: (?:kısaca|ya|sih))?(?:\?|$)"),
     (("什么是", "什麼是", "とは", "란"),
      r"^(?:请问)?(?:什么是|什麼是)[^，,。这這]{1,12}[？?]?$|^[^、。]{1,12}とは(?:何|なん|なに)(?:ですか)?[？?]?$|"
      r"^[^,]{1,12}(?:이)?란 (?:무엇인가요|뭐예요|뭔가요)[？?]?$"),

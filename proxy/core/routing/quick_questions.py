@@ -39,6 +39,14 @@ _EXERCISE = re.compile(
     r"(?:can you |could you |please |pls )?(?:write|give me|make|implement|code) (?:me )?(?:a|an) (?:[\w+#-]+ ){0,2}"
     r"(?:function|script|snippet|regex|query|one-liner|one liner|program|method|class)\b"
 )
+# In the other languages the router reads: an ask for the command or shortcut that does a thing
+# ("lệnh git để xoá branch local là gì", "gitで直前のコミットメッセージを直すコマンドは？"). Their how-to
+# openers are left alone: a lexicon match rarely reaches `high`, so they would lose too many requests.
+_FOREIGN_COMMAND = re.compile(
+    r"\b(?:comando|lệnh|lenh|komenda|komendy|polecenie|komut|komutu|perintah|команда|команду|befehl|commande|"
+    r"atajo|atalho|raccourci|scorciatoia|skrót|skrot|kısayol\w*|tastenkombination|phím tắt)\b"
+    r"|コマンド|ショートカット|명령어|단축키|命令是|快捷键|快捷鍵"
+)
 _ABOUT_THEIR_OWN = re.compile(r"\b(?:my|our|this|these|your|we|i)\b|\bi'")
 _INNER_SENTENCE_END = re.compile(r"[.!?;](?:\s|$)(?=.)|\n")
 _WORD = re.compile(r"[^\W_]+")
@@ -47,7 +55,7 @@ _WORD = re.compile(r"[^\W_]+")
 def quick_question(text: str) -> str:
     """The opener of a (normalised) quick question ("how do i"), or ""."""
     text = text.strip()
-    match = _OPENER.match(text)
+    match = _OPENER.match(text) or _FOREIGN_COMMAND.search(text)
     if match is None:
         match = _EXERCISE.match(text)
         if match is None or _ABOUT_THEIR_OWN.search(text):

@@ -47,6 +47,13 @@ FACT_QUESTIONS = (
     "什么是递归？",
     "RAGとは何ですか？",
     "what's RAG in AI? one paragraph is fine",
+    "что такое race condition в двух словах?",
+    "o que é um webhook?",
+    "cos'è un container?",
+    "co to jest kubernetes?",
+    "docker nedir?",
+    "apa itu CI/CD?",
+    "microservice là gì",
 )
 TASKS = (
     "what does this error mean: KeyError 'user_id' in views.py line 40",
@@ -67,6 +74,8 @@ TASKS = (
     "what is wrong with my query",
     "what does this error mean?",
     "what is latency in our app? p99 doubled since monday",
+    "что такое не так с нашим API, почему он падает?",
+    "o que é melhor para o nosso time, Jira ou Linear?",
 )
 
 

@@ -24,6 +24,11 @@ from tests.core.routing.test_router import make_skill
     ("write a python function that reverses a singly linked list", "write a python function"),
     ("write a regex for a US zip code", "write a regex"),
     ("write a SQL query that returns the top 5 customers by total order value", "write a sql query"),
+    # in the other languages, an ask for the command or shortcut
+    ("comando do git pra ver em qual branch eu to?", "comando"),
+    ("lệnh git để xoá branch local là gì", "lệnh"),
+    ("gitで直前のコミットメッセージだけ直すコマンドは？", "コマンド"),
+    ("리눅스에서 폴더 용량 확인하는 명령어 뭐였지", "명령어"),
 ])
 def test_quick_questions_are_recognised(text: str, opener: str) -> None:
     assert quick_question(normalize(text)) == opener
@@ -38,6 +43,9 @@ def test_quick_questions_are_recognised(text: str, opener: str) -> None:
     "write a function that parses our invoices",  # about their own system
     "write a bash script that backs up my postgres db every night",
     "write a Dockerfile for a FastAPI app",  # not a small piece of code that stands alone
+    # a how-to in another language is no quick question: a lexicon match rarely reaches high
+    "Bagaimana cara menyimpan password database di pipeline CI dengan aman?",
+    "Jak zbudować walidację jakości danych w potoku ETL?",
 ])
 def test_other_asks_are_not_quick_questions(text: str) -> None:
     assert quick_question(normalize(text)) == ""
