@@ -69,6 +69,17 @@ _FOREIGN_OWN = re.compile(
 )
 
 
+# A choice between two things asked in one short question, about nobody's own work: "vim or emacs?",
+# "iphone ou android pra quem é dev?", "Kotlin или Flutter?", "startup atau BUMN?". A choice for the
+# user's own system ("Postgres or Mongo for our chat history?") holds my, our, this and is a request.
+_CHOICE = re.compile(r"^[^.!?\n]{1,80}\b(?:or|ou|oder|или|czy|atau|hay|hoặc|veya|yoksa)\b[^.!?\n]{1,60}\?$")
+# Which one to use is a decision about the user's work ("should we use Redux or Zustand?").
+_SHOULD = re.compile(r"\b(?:should|use|sollte|sollten|nehmen|debería|deberíamos|usar|devrait|devrais|utiliser|"
+                     r"deveria|devo|usar|dovrei|usare|стоит|использовать|powinienem|powinniśmy|użyć|uzyc|"
+                     r"kullanmalı\w*|kullanayım|sebaiknya|pakai|nên|dùng|dung)\b")
+LONGEST_CHOICE_WORDS = 14
+
+
 def opinion_ask(ask: str) -> str:
     """The opener by which a (normalised) ask asks the model's own opinion, or ""."""
     if len(ask) > LONGEST_OPINION_ASK:
@@ -80,4 +91,15 @@ def opinion_ask(ask: str) -> str:
         match = _FOREIGN_OPINION.search(sentence)
         if match is not None and _FOREIGN_OWN.search(sentence) is None and _THEIR_OWN.search(sentence) is None:
             return match.group().strip()
+    return ""
+
+
+def choice_ask(message: str) -> str:
+    """"a or b?" when a whole (normalised) message is one short question between two things, about
+    nobody's own work; else "". A choice asked after a scene ("I'm adding Google login to our Express
+    app. JWT in a cookie or server sessions?") is about the scene's system, and is not read here."""
+    choice = message.strip()
+    if (_CHOICE.match(choice) and len(choice.split()) <= LONGEST_CHOICE_WORDS and _FOREIGN_OWN.search(choice) is None
+            and _THEIR_OWN.search(choice) is None and _SHOULD.search(choice) is None):
+        return "a or b?"
     return ""

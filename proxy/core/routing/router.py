@@ -25,7 +25,7 @@ from proxy.core.routing.evidence import Evidence, Query, evidence, name_mentions
 from proxy.core.routing.fact_questions import asks_for_a_fact
 from proxy.core.routing.fun_writing import fun_writing
 from proxy.core.routing.languages import message_languages, other_language, skill_languages
-from proxy.core.routing.opinion_asks import opinion_ask
+from proxy.core.routing.opinion_asks import choice_ask, opinion_ask
 from proxy.core.routing.personal_asks import personal_ask
 from proxy.core.routing.query import QueryTerm, cap_text, split_query_terms, warm_lexicon
 from proxy.core.routing.quick_questions import quick_question
@@ -360,7 +360,8 @@ class SkillRouter:
         scored = score_all(reading)
         if any(s.score >= MEDIUM for s in scored):  # only a route needs to know whether the ask is advice on
             # feelings and people ("how do I make my manager see it without bragging?") or an opinion
-            personal, opinion = personal_ask(focus.ask), opinion_ask(focus.ask)
+            personal = personal_ask(focus.ask)
+            opinion = opinion_ask(focus.ask) or ("" if focus.scene else choice_ask(focus.ask))
             if not (personal or opinion) and focus.scene and not asks_for_work(whole := normalize(capped)):
                 # the opinion asked before a comma ("tu préfères quoi toi, PostgreSQL ou MySQL ?"); the feeling
                 # told in the scene when the ask names nothing ("… my self-esteem is on the floor. did everyone

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from proxy.core.routing.opinion_asks import opinion_ask
+from proxy.core.routing.opinion_asks import choice_ask, opinion_ask
 from proxy.core.routing.router import MEDIUM, SkillRouter
 from proxy.core.routing.tokens import normalize
 from tests.core.routing.test_router import make_skill
@@ -53,3 +53,35 @@ def test_an_opinion_ask_about_a_skill_topic_routes_nothing_and_says_why() -> Non
     assert top.score < MEDIUM and "penalty:asks_an_opinion=what's the point of" in top.reasons
     work = router.route("review this pull request and give code review feedback before approving changes")
     assert [c.skill.name for c in work.selected] == ["code-review-excellence"]
+
+
+@pytest.mark.parametrize("text", [
+    "vim or emacs?",
+    "is rust overrated or does it really deserve the hype?",
+    "Kotlin Multiplatform или Flutter?",
+    "tabs ou espaços?",
+    "fresh graduate lebih enak kerja di startup atau BUMN?",
+])
+def test_a_short_choice_between_two_things_is_an_opinion(text: str) -> None:
+    assert choice_ask(normalize(text)) == "a or b?"
+
+
+@pytest.mark.parametrize("text", [
+    "Postgres or Mongo for our chat history?",  # their own system
+    "should we use Redux or Zustand for global state?",  # a decision about their work
+    "nên dùng Redux hay Zustand để quản lý state toàn cục?",
+    "is the p99 regression in the API or in the database? here are the traces",  # more than one sentence
+    "can you compare Kafka or RabbitMQ for event sourcing, with throughput numbers, ordering guarantees, "
+    "retention and the operational cost of each?",  # longer than a short question
+])
+def test_a_choice_about_their_own_work_is_no_opinion(text: str) -> None:
+    assert choice_ask(normalize(text)) == ""
+
+
+def test_a_choice_asked_after_a_scene_is_about_the_scene() -> None:
+    router = SkillRouter((make_skill("auth-implementation-patterns", "Authentication and authorization: JWT, "
+                                     "sessions, OAuth login, roles and permissions."),))
+    bare = router.route("JWT or sessions for login?")
+    assert bare.selected == () and "penalty:asks_an_opinion=a or b?" in bare.candidates[0].reasons
+    scene = router.route("I'm adding Google login and admin roles to an Express app. JWT or sessions?")
+    assert [c.skill.name for c in scene.selected] == ["auth-implementation-patterns"]
