@@ -96,6 +96,8 @@ _BEFORE_A_REQUEST = frozenset("can could would will you u me us help i need want
                               "pode você voce puoi potresti можешь пожалуйста możesz proszę lütfen tolong".split())
 # Wanting to know is a question, not work ("I just want to know how not to take it personally").
 _WANTS_TO_KNOW = re.compile(r"\b(?:want|wants|need|needs) to (?:know|understand|hear)\b")
+# Who a question beginning with "do" asks about.
+_SUBJECTS = frozenset("you u i we they people others most folks companies teams devs developers engineers".split())
 # Words before "I" in a request ("can I get …", "could I see …"); elsewhere "I write …" is a statement.
 _MODALS = frozenset("can could may might should would shall will".split())
 # The request markers of CJK text that `asks` (request_focus.py) does not already read.
@@ -141,9 +143,9 @@ akhirnya senang bangga lega hore
 _NEWS_PHRASES = re.compile(
     r"\b(?:this morning|at last|just (?:got|had|made|won|hit|became|came|went|did|found|left|quit|sold|bought|"
     r"built|ran|saw|took|wrote|sent|gave|heard|began|\w+ed)|i can breathe|first time|(?:is|it's|its|are|all) done|"
-    r"pour one out|life is good|good morning|por fin|"
+    r"pour one out|life is good|good morning|por fin|paid off|(?:we|i) (?:hit|reached|crossed|passed) \d|"
     r"acabamos de|acabo de|on vient de|je viens de|nous venons de|acabei de|только что|hari ini|baru saja|"
-    r"terima kasih|cuối cùng|vừa|vui quá|tự hào|nhẹ nhõm|cảm ơn)(?![^\W_])|🎉|🥳|🙌|🍾")
+    r"terima kasih|cuối cùng|vừa|vui quá|tự hào|nhẹ nhõm|cảm ơn)(?![^\W_])|🎉|🥳|🙌|🍾|😂|🤣")
 _CJK_NEWS = re.compile(r"终于|終於|今天|昨天|刚刚|剛剛|刚把|剛把|开心|開心|高兴|高興|骄傲|驕傲|松了一口气|鬆了一口氣|"
                        r"太好了|哈哈|やっと|ついに|嬉しい|うれしい|ほっと|最高|드디어|뿌듯|기뻐|기쁘|행복|다행")
 # Words of time: news only with an exclamation ("merged into pandas today!!"); without one they
@@ -154,7 +156,16 @@ bugün bugun dün kemarin
 """.split())
 _TIME_PHRASES = re.compile(r"\b(?:hari ini|hôm nay|hôm qua)\b|今天|昨天|今日|昨日|오늘|어제")
 _WORD = re.compile(r"[^\W_]+")
-_EXCLAMATION = re.compile(r"what an? [^\W_]+(?: [^\W_]+)?[.!…]*$")  # "what a relief", not a question
+# "what a relief", "qué alivio", "quel soulagement", "che sollievo": exclamations, not questions
+_EXCLAMATION = re.compile(r"(?:what an?|qu[ée]|que|quel|quelle|che|was für (?:ein|eine)) [^\W_]+(?: [^\W_]+)?[.!…]*$")
+# Saying outright that one only vents: a problem told with it asks nothing ("… nobody knows why. just venting").
+_VENTING = re.compile(
+    r"\b(?:just venting|just ranting|needed to vent|had to vent|sorry for the rant|rant over|end rant|"
+    r"not asking for (?:anything|advice|help|a fix)|просто (?:хочу )?поныть|хочу поныть|выговориться|"
+    r"solo (?:me )?desahogo|solo quería desahogarme|necesitaba desahogarme|desabafo|desabafando|desabafar|"
+    r"je (?:r[âa]le|vide mon sac)|coup de gueule|dampf ablassen|musste raus|mi sfogo|sfogarmi|volevo sfogarmi|"
+    r"wylać żale|musiałem się wyżalić|cuma curhat|curhat aja|sadece dert yanıyorum|içimi dökmek|"
+    r"chỉ muốn than|than thở chút)(?![^\W_])|只是吐槽|吐槽一下|发个牢骚|發個牢騷|愚痴です|愚痴らせて|하소연|푸념")
 # Clauses and the parts of them between commas: a question or a request verb may open any of them.
 _SEGMENTS = re.compile(r"[,;:.!?\n—–()，。！？；：、]+|\s-\s")
 # Problems said in more than one word.
@@ -166,6 +177,9 @@ def shares_news(text: str) -> str:
     problem and shares news or a feeling; "" for any other message."""
     if len(text) > LONGEST_NEWS or "?" in text or "？" in text:
         return ""
+    venting = _VENTING.search(text)  # said outright, it holds even with a problem told and a want ("хочу поныть")
+    if venting is not None and not any(map(_opens_a_request, _SEGMENTS.split(text))):
+        return venting.group()
     words = plain_words(text)
     if not _REQUEST_WORDS.isdisjoint(words) or _REQUEST_PHRASES.search(text):
         return ""
@@ -217,6 +231,8 @@ def opens_with_a_request_verb(ask: str) -> bool:
                 k + 1 >= len(words) or words[k + 1] not in _BEFORE_A_REQUEST):
             return False  # "I write Solidity for a living" says what the user does; "can I get", "I need to" ask
         if word not in _FILLERS and word not in _BEFORE_A_REQUEST:
+            if word == "do" and k + 1 < len(words) and words[k + 1] in _SUBJECTS:
+                return False  # "do you ever get tired …?" asks a question; "do a security review" asks for work
             return word in _REQUEST_VERBS
     return False
 
@@ -239,13 +255,18 @@ def asks_for_work(ask: str) -> bool:
     return CJK_RUN.search(ask) is not None and _CJK_PROBLEMS.search(ask) is not None
 
 
+def _opens_a_request(segment: str) -> bool:
+    """The segment's first word after fillers is a request verb."""
+    for word in _WORD.findall(segment, 0, 80):
+        if word not in _FILLERS:
+            return word in _REQUEST_VERBS
+    return False
+
+
 def _asks_or_requests(segment: str) -> bool:
     """The segment (a clause or a part of one between commas) asks a question, or its first word
     after fillers ("now", "just", "ok") is a request verb."""
-    for word in _WORD.findall(segment, 0, 80):
-        if word not in _FILLERS:
-            if word in _REQUEST_VERBS:
-                return True
-            break
+    if _opens_a_request(segment):
+        return True
     segment = segment.strip()
     return bool(segment) and asks(segment) and not _EXCLAMATION.match(segment)

@@ -80,6 +80,9 @@ def test_news_that_writes_a_skill_name_still_routes_it(router: SkillRouter) -> N
     ("напиши модуль Terraform", True),
     ("how should a total beginner train in eight weeks?", False),
     ("what should we do in Chicago for two days?", False),
+    ("do you ever get tired of people asking you stuff?", False),  # "do" asking a question
+    ("do people still use jQuery in 2026?", False),
+    ("do a security review of the auth module", True),
 ])
 def test_an_ask_that_opens_with_a_request_verb_asks_for_work(ask: str, work: bool) -> None:
     assert opens_with_a_request_verb(normalize(ask)) is work
@@ -96,3 +99,18 @@ def test_an_ask_that_opens_with_a_request_verb_asks_for_work(ask: str, work: boo
 ])
 def test_an_ask_for_work_opens_a_clause_with_a_request_verb_or_reports_a_problem(ask: str, work: bool) -> None:
     assert asks_for_work(normalize(ask)) is work
+
+
+@pytest.mark.parametrize(("text", "word"), [
+    ("our organic traffic dropped 40% after the google update and nobody knows why. week of pure panic. just venting",
+     "just venting"),  # a problem told, but only vented
+    ("сегодня прод упал из-за просроченного TLS-сертификата. опять. просто хочу поныть", "просто хочу поныть"),
+    ("we hit 10k signups this month!! the onboarding redesign actually paid off", "paid off"),
+    ("hoy por fin migramos todo a PostgreSQL 16 sin downtime. qué alivio, de verdad", "por fin"),
+])
+def test_venting_and_milestones_ask_for_nothing(text: str, word: str) -> None:
+    assert shares_news(normalize(text)) == word
+
+
+def test_venting_that_asks_for_work_too_is_a_request() -> None:
+    assert shares_news(normalize("the cron job died again, just venting. fix the retry logic in jobs.py")) == ""
