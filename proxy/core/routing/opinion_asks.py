@@ -32,6 +32,29 @@ _OPINION = re.compile(
     r"how common is it|is (?:that|this|it) (?:common|a red flag|a green flag|a good sign|a bad sign)|"
     r"do you ever|have you ever)\b"
 )
+# Questions about the model itself ("are you claude or chatgpt under the hood", "what's your knowledge cutoff?",
+# "do you ever get tired of people asking you stuff?") and ones asked out of curiosity ("just curious"):
+# read anywhere in a sentence.
+_ABOUT_THE_MODEL = re.compile(
+    r"\b(?:are you (?:claude|chatgpt|gpt|gemini|llama|an ai|a bot|a robot|human|conscious|sentient|alive)|"
+    r"your (?:knowledge cutoff|training data|training cutoff|creators?)|what model are you|"
+    r"who (?:made|built|trained) you|"
+    r"(?:do|would) you (?:mind|enjoy|like|ever get|get) (?:tired|bored|doing|writing|answering|being|it when)|"
+    r"(?:boring|fun|hard|tiring) for an ai|as an ai do you)\b"
+)
+# Asked out of curiosity: a general question, unless about the user's own system ("just curious, how would
+# you index our orders table?").
+_CURIOSITY = re.compile(
+    r"\b(?:just curious|purely out of curiosity|out of curiosity|par curiosit[ée]|por curiosidad|por curiosidade|"
+    r"aus neugier|per curiosit[àa]|из любопытства|z ciekawości|merak ettim|penasaran aja|chỉ tò mò|"
+    # what everyone talks about ("why is everyone talking about microservices?")
+    r"why (?:is|are|does|do) every(?:one|body) (?:talk(?:ing)?|hyp(?:e|ing)|obsess(?:ed|ing)?) (?:about|over|with)|"
+    r"pourquoi tout le monde parle|warum reden alle|por qu[ée] todo el mundo habla|por que todo mundo fala|"
+    r"perch[ée] tutti parlano|почему все говорят|dlaczego wszyscy mówią|kenapa semua orang ngomongin|"
+    r"tại sao ai cũng nói)\b"
+    r"|只是好奇|好奇问一下|好奇問一下|気になっただけ|그냥 궁금|为什么大家都在(?:说|聊|谈)|なんでみんな"
+)
+_THEIR_SYSTEM = re.compile(r"\b(?:my|our|this|these)\b")
 # The ask is about the user's own work: then an opinion is a review ("what do you think of our schema?").
 _THEIR_OWN = re.compile(r"\b(?:i|we|us|my|our|this|these|attached|below|here's|heres)\b|[:\n`{]")
 # Other languages: the opener anywhere in the sentence (Turkish, Korean, Japanese and Chinese put it late).
@@ -88,9 +111,12 @@ def opinion_ask(ask: str) -> str:
         match = _OPINION.match(sentence)
         if match is not None and _THEIR_OWN.search(sentence) is None:
             return match.group().strip()
-        match = _FOREIGN_OPINION.search(sentence)
+        match = _FOREIGN_OPINION.search(sentence) or _ABOUT_THE_MODEL.search(sentence)
         if match is not None and _FOREIGN_OWN.search(sentence) is None and _THEIR_OWN.search(sentence) is None:
             return match.group().strip()
+    curious = _CURIOSITY.search(ask)
+    if curious is not None and _THEIR_SYSTEM.search(ask) is None and _FOREIGN_OWN.search(ask) is None:
+        return curious.group().strip()
     return ""
 
 

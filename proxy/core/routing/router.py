@@ -362,12 +362,13 @@ class SkillRouter:
             # feelings and people ("how do I make my manager see it without bragging?") or an opinion
             personal = personal_ask(focus.ask)
             opinion = opinion_ask(focus.ask) or ("" if focus.scene else choice_ask(focus.ask))
-            if not (personal or opinion) and focus.scene and not asks_for_work(whole := normalize(capped)):
-                # the opinion asked before a comma ("tu préfères quoi toi, PostgreSQL ou MySQL ?"); the feeling
-                # told in the scene when the ask names nothing ("… my self-esteem is on the floor. did everyone
-                # go through this as a junior?")
+            if not (personal or opinion) and focus.scene and not requests_work(whole := normalize(capped)):
+                # the opinion asked before a comma ("tu préfères quoi toi, PostgreSQL ou MySQL ?"), or the
+                # curiosity said after the question; the feeling told in the scene when the ask names nothing
+                # ("… my self-esteem is on the floor. did everyone go through this as a junior?"), and no
+                # problem is reported
                 opinion = opinion_ask(whole)
-                personal = "" if opinion or ask_names else personal_ask(whole)
+                personal = "" if opinion or ask_names or asks_for_work(whole) else personal_ask(whole)
             if (personal or opinion) and not requests_work(focus.ask):  # unless it asks for work too
                 scored = score_all(reading._replace(personal=personal, opinion=opinion))
         name_order = index.name_order

@@ -25,6 +25,13 @@ from tests.core.routing.test_router import make_skill
     ("tu préfères quoi toi, PostgreSQL ou MySQL ?", "tu préfères"),
     ("AI 코딩 도구에 대해 어떻게 생각해?", "어떻게 생각"),
     ("你觉得低代码有前途吗", "你觉得"),
+    # the model itself, and curiosity
+    ("are you claude or chatgpt under the hood", "are you claude"),
+    ("you're honestly better at regex than my lead. do you ever get tired of people asking you stuff?",
+     "do you ever"),
+    ("what's your knowledge cutoff? would you even know about the latest next.js release", "your knowledge cutoff"),
+    ("how do search engines decide what shows up first? just curious, I don't even have a website", "just curious"),
+    ("pourquoi tout le monde parle de microservices ?", "pourquoi tout le monde parle"),
 ])
 def test_asks_for_an_opinion_are_recognised(text: str, opener: str) -> None:
     assert opinion_ask(normalize(text)) == opener
@@ -39,6 +46,8 @@ def test_asks_for_an_opinion_are_recognised(text: str, opener: str) -> None:
     "o que você acha do nosso schema?",
     "你觉得我的代码怎么样",
     "AI 코딩 도구에 대해 우리 팀은 어떻게 생각해야 할까?",
+    "just curious, how would you index our orders table?",  # their own system
+    "do you mind reviewing my PR before lunch?",
 ])
 def test_an_opinion_on_their_own_work_is_a_request(text: str) -> None:
     assert opinion_ask(normalize(text)) == ""
