@@ -43,6 +43,21 @@ _FACTS: tuple[tuple[tuple[str, ...], str], ...] = (
                        r"founded|introduced|launched|made|born|come out|came out|first)\b"),
     (("which",), r"\bwhich (?:company|person|country|university|team|year) (?:first )?(?:invented|created|made|"
                  r"developed|released|owns|built|founded|open[- ]?sourced|came up with)\b"),
+    # trivia about a company, a product or a person: its size, its age, its maker, where it comes from
+    (("how",), r"\bhow many (?:employees|people|staff|engineers|developers|users|customers|downloads|stars) "
+               r"(?:does|do|did|has|have|work)\b(?! (?:our|my|this|your|the|we|i)\b)|"
+               r"\bhow old is\b(?! (?:our|my|this|your)\b)|\bhow long has [\w ./+-]{1,30}? been around\b"),
+    (("did",), r"^(?:so |wait,? |btw,? )?did (?!you |we |i |our |my )[\w ./+-]{1,30}? "
+               r"(?:really |actually |originally )?(?:invent|create|make|found|build|start|come up with|write)\b"),
+    (("where",), r"\bwhere (?:was|were|did|does) [\w ./+-]{1,30}? (?:born|invented|created|founded|come from|"
+                 r"originate)\b"),
+    (("сколько", "где"), r"\bсколько (?:лет|сотрудников|человек работает)\b(?! (?:нашему|нашей|моему|моей)\b)|"
+                         r"\bгде (?:был[аио]? )?(?:создан|придуман|изобретен|изобретён)"),
+    (("cuántos", "cuantos", "quantos", "combien", "viele", "quanti", "ilu"),
+     r"\bcu[áa]ntos (?:empleados|trabajadores)\b|\bquantos funcion[áa]rios\b|\bcombien d'employ[ée]s\b|"
+     r"\bwie viele mitarbeiter\b|\bquanti dipendenti\b|\bilu pracownik[óo]w\b"),
+    (("国家", "國家", "员工", "員工"), r"哪个国家|哪個國家|多少(?:员工|員工|人在)"),
+    (("国", "何年", "社員"), r"どこの国|何年に(?:でき|生まれ|作られ|リリース)|社員は何人"),
     (("history", "origin", "etymology"),
      r"\b(?:what(?: is|'s|s)|tell me about|explain) the (?:history|origin|etymology) of\b"),
     # de

@@ -54,6 +54,11 @@ FACT_QUESTIONS = (
     "docker nedir?",
     "apa itu CI/CD?",
     "microservice là gì",
+    "how many employees does Stripe have these days, roughly",
+    "did Airbnb really create Airflow? I always thought it was just an apache thing",
+    "сколько лет уже существует Linear?",
+    "Godotってどこの国で生まれたエンジンなんですか？",
+    "where was Python invented?",
 )
 TASKS = (
     "what does this error mean: KeyError 'user_id' in views.py line 40",
@@ -76,6 +81,9 @@ TASKS = (
     "what is latency in our app? p99 doubled since monday",
     "что такое не так с нашим API, почему он падает?",
     "o que é melhor para o nosso time, Jira ou Linear?",
+    "how many users does our app have per day? pull it from the events table",
+    "did you create the migration for the orders table?",
+    "how old is this cache entry allowed to get before we refresh it?",
 )
 
 
