@@ -130,6 +130,14 @@ _LATIN_PHRASES = (
     # things to read, watch or listen to, asked for ("classic books on copywriting", "podcasts about startups")
     "books on", "books about", "book recommendations", "podcasts on", "podcasts about", "podcast recommendations",
     "youtube channels", "documentaries about", "audiobooks", "worth listening to", "worth reading", "must-read",
+    # courses and gear to buy, asked for ("is there an SEO course that …", "what headset for on-call?")
+    "a course", "course that", "course recommendations", "online course", "course on", "courses on", "course for",
+    "udemy", "coursera", "un corso", "corso online", "um curso", "curso bom", "un curso", "un cours", "einen kurs",
+    "курс по", "kurs online", "headset", "headphones", "noise cancelling", "noise-cancelling", "office chair",
+    "standing desk", "mechanical keyboard", "new laptop", "laptop for", "big tv",
+    # a career asked about in general ("is it too late to learn python", "the usual pay bump to manager")
+    "too late to", "get good at", "pay bump", "career path", "break into", "usually look like",
+    "couples", "back asleep",
     "bel ağrısı", "naik gaji", "sepak bola", "nghỉ việc", "du lịch", "bóng đá", "người yêu", "em gái", "anh trai",
     "con gái", "con trai", "tiểu thuyết", "truyện cười", "lo âu", "đau lưng",
 )

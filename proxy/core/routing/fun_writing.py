@@ -35,6 +35,9 @@ _LATIN_FUN = re.compile(
     # before what it is about ("joke about microservices")
     rf"\b(?:a|an|another|some|few|two|three|short|little|funny|silly|cheesy|sad|quick|me)\s+(?:[^\W_]+\s+){{0,2}}"
     rf"(?:{_KIND})\b|\b(?:{_KIND_BEFORE_TOPIC})\s+(?:about|on|for)\b|\bwedding toast\b|\ba toast to\b|"
+    # names for fun: a team's, a pet's, a nickname, a party's theme ("a funny team name for our data squad")
+    r"\b(?:funny|silly|cool|fun|punny|nerdy|geeky) (?:[^\W_]+ )?(?:names?|nicknames?)\b|\bteam names?\b|"
+    r"\bnicknames? for\b|\bparty theme\b|\bname (?:for )?(?:my|our) (?:new )?(?:dog|cat|puppy|kitten|pet|boat|wifi)\b|"
     r"\btoast for (?:my|our|the) (?:\S+ ){0,3}(?:wedding|farewell|birthday|retirement|party|anniversary)\b|"
     # de es fr pt it
     r"\b(?:gedicht|gedichte|witz|witze|märchen|reim|gutenachtgeschichte|poema|poemas|chiste|chistes|"
@@ -52,7 +55,8 @@ _CJK_FUN = re.compile(
 # A word one of the Latin patterns cannot match without: most asks hold none, and cost a set test.
 _LATIN_TRIGGERS = frozenset("""
 poem poems haiku haikus limerick limericks joke jokes pun puns riddle riddles song songs rap raps sonnet sonnets ode
-odes ballad ballads lullaby lullabies fable fables fairy fairytale fairytales story stories toast
+odes ballad ballads lullaby lullabies fable fables fairy fairytale fairytales story stories toast name names nickname
+nicknames theme
 gedicht gedichte witz witze märchen reim gutenachtgeschichte poema poemas chiste chistes canción cancion cuento
 poème poèmes poeme blague blagues chanson histoire conte piada piadas canção cancao conto poesia poesie poesiola
 barzelletta barzellette canzone filastrocca favola стих стихи стишок стихотворение анекдот анекдоты шутку шутки

@@ -62,6 +62,10 @@ def test_work_words_that_look_like_everyday_ones_are_not(text: str) -> None:
     ("how often should I water a fiddle leaf fig?", "water a"),
     ("J'ai mal aux yeux le soir. Des conseils ?", "mal aux yeux"),
     ("推荐几本关于机器学习历史的书", "推荐几本"),
+    ("is there an SEO course that isn't just some guy upselling his agency", "course that"),
+    ("what noise cancelling headset would you get for on-call?", "noise cancelling"),
+    ("mi consigliate un corso online su Solidity?", "un corso"),
+    ("I'm 35 and a nurse. is it too late to learn python?", "too late to"),
 ])
 def test_career_health_family_and_hobby_words_are_found(text: str, word: str) -> None:
     assert word in everyday_words(normalize(text))

@@ -14,6 +14,7 @@ from tests.core.routing.test_router import make_skill
     ("write a limerick about our database migration to aurora", "a limerick"),
     ("compose a short haiku about prometheus alerting rules", "a short haiku"),
     ("joke about microservices please", "joke about"),
+    ("need a funny team name for our data platform squad", "funny team name"),
     ("make up a bedtime story about a robot that fixes websites", "a bedtime story"),
     ("write a toast for my sister's wedding, she builds data pipelines", "toast for my sister's wedding"),
     ("Erzähl mir einen Witz über Datenbanken.", "witz"),
