@@ -20,9 +20,9 @@ Pure and deterministic; the patterns are matched on the normalised (case-folded)
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
 
 from proxy.core.routing.tokens import CJK_RUN, plain_words
+from proxy.core.routing.triggered_patterns import PatternTable, first_match, triggered
 
 LONGEST_FACT_QUESTION = 160  # characters of the ask; longer ones carry a task of their own
 _MADE = (
@@ -31,7 +31,7 @@ _MADE = (
 )
 # Each pattern with the words (or CJK strings) one of which it cannot match without: a pattern is
 # only searched in an ask that holds one of them, so most messages cost a set test.
-_FACTS: tuple[tuple[tuple[str, ...], str], ...] = (
+_FACTS: PatternTable = (
     # en
     (("who",),
      rf"\bwho (?:first |originally |actually |really )?{_MADE}\b(?! (?:this|that|these|those|it|our|my|your)\b)"),
@@ -110,7 +110,7 @@ _FACTS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("언제",), r"언제 (?:나왔|만들어졌|출시)"),
 )
 # How two things differ, and how a phrase is said in another language.
-_DIFFERENCES: tuple[tuple[tuple[str, ...], str], ...] = (
+_DIFFERENCES: PatternTable = (
     (("difference", "differences", "differ"),
      r"\b(?:the )?differences? between\b|\bhow (?:is|are|does|do) [\w ./+#-]{1,40}? differ from\b"),
     (("unterschied", "diferencia", "diferencias", "différence", "différences", "difference", "diferença", "diferenças",
@@ -137,7 +137,7 @@ _DIFFERENCES: tuple[tuple[tuple[str, ...], str], ...] = (
 # above), ended by the question: "what is the best way to …", "what is wrong with …", "what does this error
 # mean" ask about the user's own work.
 _TERM = r"[\w./+#-]+(?: [\w./+#-]+){0,3}"
-_DEFINITIONS: tuple[tuple[tuple[str, ...], str], ...] = (
+_DEFINITIONS: PatternTable = (
     (("what", "whats"),
      rf"^(?:so |ok |okay |quick q:? |quick question:? )?what(?: even)?(?: is|'s|s| are)(?: even)? (?:a|an) "
      rf"(?!good |best |better |simple |easy |quick |fast |nice |great |reasonable |sane |solid |cheap |free ){_TERM}"
@@ -165,34 +165,9 @@ _CHOICE = re.compile(r"\b(?:which|should|recommend|for (?:my|our))\b|哪个|該�
                      r"\bsignifi(?:cant|kan)\b|\banlamlı\b|显著|顯著")
 
 
-class Shapes(NamedTuple):
-    """Patterns by the trigger they need: a Latin word of the ask, or a CJK string in it."""
-
-    by_word: dict[str, re.Pattern[str]]
-    by_cjk: tuple[tuple[str, re.Pattern[str]], ...]
-
-
-def _shapes(table: tuple[tuple[tuple[str, ...], str], ...]) -> Shapes:
-    found: dict[str, list[str]] = {}
-    for triggers, pattern in table:
-        for trigger in triggers:
-            found.setdefault(trigger, []).append(pattern)
-    compiled = {trigger: re.compile("|".join(patterns)) for trigger, patterns in found.items()}
-    return Shapes({t: p for t, p in compiled.items() if not CJK_RUN.search(t)},
-                  tuple((t, p) for t, p in compiled.items() if CJK_RUN.search(t)))
-
-
-def _matches(shapes: Shapes, ask: str, words: frozenset[str], cjk: bool) -> bool:
-    """The patterns whose trigger the ask holds (a set test for the words), searched."""
-    by_word = shapes.by_word
-    if any(by_word[word].search(ask) for word in words.intersection(by_word)):
-        return True
-    return cjk and any(trigger in ask and pattern.search(ask) for trigger, pattern in shapes.by_cjk)
-
-
-_FACT_SHAPES = _shapes(_FACTS)
-_DIFFERENCE_SHAPES = _shapes(_DIFFERENCES)
-_DEFINITION_SHAPES = _shapes(_DEFINITIONS)
+_FACT_SHAPES = triggered(_FACTS)
+_DIFFERENCE_SHAPES = triggered(_DIFFERENCES)
+_DEFINITION_SHAPES = triggered(_DEFINITIONS)
 
 
 def asks_for_a_fact(ask: str) -> bool:
@@ -201,7 +176,7 @@ def asks_for_a_fact(ask: str) -> bool:
         return False
     if len(ask) > LONGEST_FACT_QUESTION // 2 and CJK_RUN.search(ask):
         return False
-    words, cjk = plain_words(ask), CJK_RUN.search(ask) is not None
-    if _matches(_FACT_SHAPES, ask, words, cjk) or _matches(_DEFINITION_SHAPES, ask.strip(), words, cjk):
+    words = plain_words(ask)
+    if first_match(_FACT_SHAPES, ask, words) or first_match(_DEFINITION_SHAPES, ask.strip(), words):
         return True
-    return _matches(_DIFFERENCE_SHAPES, ask, words, cjk) and _CHOICE.search(ask) is None
+    return first_match(_DIFFERENCE_SHAPES, ask, words) is not None and _CHOICE.search(ask) is None

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import re
 
+from proxy.core.routing.triggered_patterns import PatternTable, first_match, holds_a_trigger, triggered
+
 LONGEST_OPINION_ASK = 300  # characters; a longer ask carries a task of its own
 
 _OPINION = re.compile(
@@ -32,57 +34,76 @@ _OPINION = re.compile(
     r"how common is it|is (?:that|this|it) (?:common|a red flag|a green flag|a good sign|a bad sign)|"
     r"do you ever|have you ever)\b"
 )
-# Questions about the model itself ("are you claude or chatgpt under the hood", "what's your knowledge cutoff?",
-# "do you ever get tired of people asking you stuff?") and ones asked out of curiosity ("just curious"):
-# read anywhere in a sentence.
-_ABOUT_THE_MODEL = re.compile(
-    r"\b(?:are you (?:claude|chatgpt|gpt|gemini|llama|an ai|a bot|a robot|human|conscious|sentient|alive)|"
-    r"your (?:knowledge cutoff|training data|training cutoff|creators?)|what model are you|"
-    r"who (?:made|built|trained) you|"
-    r"(?:do|would) you (?:mind|enjoy|like|ever get|get) (?:tired|bored|doing|writing|answering|being|it when)|"
-    r"(?:boring|fun|hard|tiring) for an ai|as an ai do you)\b"
+# Other languages: the opener anywhere in the sentence (Turkish, Korean, Japanese and Chinese put it late).
+_FOREIGN_OPINION: PatternTable = (
+    (("hältst", "haltet", "denkst", "glaubst", "meinst", "meinung", "lieber", "bevorzugst"),
+     r"\b(?:was (?:hältst|haltet|denkst) du (?:von|über)|glaubst du|denkst du|meinst du|was ist deine meinung|"
+     r"was (?:ist )?dir lieber|was bevorzugst du|deiner meinung nach)\b"),
+    (("opinas", "piensas", "parece", "crees", "opinión", "prefieres"),
+     r"\b(?:(?:qué|que) (?:opinas|piensas|te parece)|crees que|cuál es tu opinión|qué prefieres|en tu opinión)\b"),
+    (("penses", "pense", "crois", "avis", "préfères", "préférez", "selon"),
+     r"\b(?:(?:qu'est-ce que tu|que|qu') ?penses?(?:-tu)? (?:de|du|des)|penses-tu|tu penses que|crois-tu|"
+     r"tu crois que|quel est ton avis|tu préfères|vous préférez|à ton avis|selon toi)\b"),
+    (("acha", "opinião", "opiniao", "prefere"),
+     r"\b(?:o que (?:você|voce|vc|tu) acha|(?:você|voce|vc) acha que|qual (?:é )?(?:a )?sua opini[aã]o|"
+     r"(?:você|voce|vc) prefere|na (?:sua|tua) opini[aã]o)\b"),
+    (("pensi", "secondo", "credi", "opinione", "preferisci", "parere"),
+     r"\b(?:(?:cosa|che) ne pensi|cosa pensi (?:di|del|della|dei|delle)|secondo te|pensi che|credi che|"
+     r"qual è la tua opinione|preferisci|a tuo parere)\b"),
+    (("думаешь", "думаете", "считаешь", "считаете", "мнение", "нравится", "твоему", "взгляд", "лучше"),
+     r"\b(?:что (?:ты |вы )?(?:думаешь|думаете) (?:о|об|про)|как (?:ты |вы )?(?:думаешь|думаете|считаешь|считаете)|"
+     r"(?:твоё|твое|ваше) мнение|тебе больше нравится|что (?:тебе|вам) нравится|по-твоему|по твоему мнению|"
+     r"на твой взгляд|что лучше)\b"),
+    (("myślisz", "sądzisz", "uważasz", "opinia", "zdaniem", "wolisz"),
+     r"\b(?:co (?:myślisz|sądzisz) o|jak myślisz|czy uważasz|twoja opinia|twoim zdaniem|co wolisz|wolisz)\b"),
+    (("düşünüyorsun", "dusunuyorsun", "sence", "sizce", "fikrin", "tercih", "hangisi", "hangisini"),
+     r"\b(?:ne düşünüyorsun|ne dusunuyorsun|sence|sizce|fikrin ne|hangisini tercih|tercih eder misin|"
+     r"hangisi daha iyi)\b"),
+    (("menurutmu", "menurut", "pendapat", "pendapatmu", "suka", "pilih", "mending", "bagusan"),
+     r"\b(?:menurutmu|menurut (?:kamu|anda|lo|lu|loe)|apa pendapat(?:mu| kamu| anda)?|"
+     r"bagaimana pendapat(?:mu| kamu| anda)?|lebih suka (?:yang )?mana|pilih mana|mending mana|bagusan mana)\b"),
+    (("nghĩ", "theo", "kiến", "thích", "nào", "nao"),
+     r"\b(?:(?:bạn|ban) nghĩ (?:sao|gì|gi)|(?:bạn|ban) có nghĩ|theo (?:bạn|ban)|ý kiến của (?:bạn|ban)|"
+     r"(?:bạn|ban) thích (?:cái|cai) nào|(?:cái|cai) nào (?:tốt|tot|hay) hơn)\b"),
+    (("생각", "나아", "어느 게", "어떤 게"),
+     r"어떻게 생각|네 생각은|당신 생각은|뭐가 더 나아|어느 게 더|어떤 게 더 (?:좋|나)"),
+    (("思", "どっち", "どちら"), r"どう思|どっちが(?:好き|いい)|どちらが(?:好き|いい)"),
+    (("觉得", "覺得", "认为", "認為", "怎么看", "怎麼看", "喜欢", "喜歡", "更好"),
+     r"你觉得|你覺得|你认为|你認為|你怎么看|你怎麼看|怎么看待|怎麼看待|你更喜欢|你更喜歡|哪个更好|哪個更好"),
+    # questions about the model itself: "are you claude or chatgpt under the hood", "what's your knowledge
+    # cutoff?", "do you mind writing marketing copy all day or is that boring for an AI"
+    (("claude", "chatgpt", "gpt", "gemini", "llama", "ai", "bot", "robot", "human", "conscious", "sentient", "alive"),
+     r"\bare you (?:claude|chatgpt|gpt|gemini|llama|an ai|a bot|a robot|human|conscious|sentient|alive)\b"),
+    (("cutoff", "training", "creator", "creators"),
+     r"\byour (?:knowledge cutoff|training data|training cutoff|creators?)\b"),
+    (("model", "made", "trained", "built"), r"\bwhat model are you\b|\bwho (?:made|built|trained) you\b"),
+    (("mind", "enjoy", "tired", "bored"),
+     r"\b(?:do|would) you (?:mind|enjoy|like|ever get|get) (?:tired|bored|doing|writing|answering|being|it when)\b"),
+    (("ai",), r"\b(?:boring|fun|hard|tiring) for an ai\b|\bas an ai do you\b"),
 )
-# Asked out of curiosity: a general question, unless about the user's own system ("just curious, how would
-# you index our orders table?").
-_CURIOSITY = re.compile(
-    r"\b(?:just curious|purely out of curiosity|out of curiosity|par curiosit[ée]|por curiosidad|por curiosidade|"
-    r"aus neugier|per curiosit[àa]|из любопытства|z ciekawości|merak ettim|penasaran aja|chỉ tò mò|"
-    # what everyone talks about ("why is everyone talking about microservices?")
-    r"why (?:is|are|does|do) every(?:one|body) (?:talk(?:ing)?|hyp(?:e|ing)|obsess(?:ed|ing)?) (?:about|over|with)|"
-    r"pourquoi tout le monde parle|warum reden alle|por qu[ée] todo el mundo habla|por que todo mundo fala|"
-    r"perch[ée] tutti parlano|почему все говорят|dlaczego wszyscy mówią|kenapa semua orang ngomongin|"
-    r"tại sao ai cũng nói)\b"
-    r"|只是好奇|好奇问一下|好奇問一下|気になっただけ|그냥 궁금|为什么大家都在(?:说|聊|谈)|なんでみんな"
+# Asked out of curiosity, or about what everyone talks about: a general question, unless about the
+# user's own system ("just curious, how would you index our orders table?").
+_CURIOSITY: PatternTable = (
+    (("curious", "curiosity", "curiosité", "curiosidad", "curiosidade", "neugier", "curiosità", "любопытства",
+      "ciekawości", "merak", "penasaran", "tò"),
+     r"\b(?:just curious|purely out of curiosity|out of curiosity|par curiosit[ée]|por curiosidad|por curiosidade|"
+     r"aus neugier|per curiosit[àa]|из любопытства|z ciekawości|merak ettim|penasaran aja|chỉ tò mò)\b"),
+    (("everyone", "everybody"),
+     r"\bwhy (?:is|are|does|do) every(?:one|body) (?:talk(?:ing)?|hyp(?:e|ing)|obsess(?:ed|ing)?) "
+     r"(?:about|over|with)\b"),
+    (("tout", "alle", "todo", "tutti", "все", "wszyscy", "semua", "ai"),
+     r"\b(?:pourquoi tout le monde parle|warum reden alle|por qu[ée] todo el mundo habla|por que todo mundo fala|"
+     r"perch[ée] tutti parlano|почему все говорят|dlaczego wszyscy mówią|kenapa semua orang ngomongin|"
+     r"tại sao ai cũng nói)\b"),
+    (("好奇", "気になった", "궁금", "大家", "みんな"),
+     r"只是好奇|好奇问一下|好奇問一下|気になっただけ|그냥 궁금|为什么大家都在(?:说|聊|谈)|なんでみんな"),
 )
+_FOREIGN_OPINION_PATTERNS = triggered(_FOREIGN_OPINION)
+_CURIOSITY_PATTERNS = triggered(_CURIOSITY)
+_SENTENCE_END = re.compile(r"(?<=[.?!])\s+|(?<=[。？！?!])")
 _THEIR_SYSTEM = re.compile(r"\b(?:my|our|this|these)\b")
 # The ask is about the user's own work: then an opinion is a review ("what do you think of our schema?").
 _THEIR_OWN = re.compile(r"\b(?:i|we|us|my|our|this|these|attached|below|here's|heres)\b|[:\n`{]")
-# Other languages: the opener anywhere in the sentence (Turkish, Korean, Japanese and Chinese put it late).
-_FOREIGN_OPINION = re.compile(
-    r"\b(?:was (?:hältst|haltet|denkst) du (?:von|über)|glaubst du|denkst du|meinst du|was ist deine meinung|"
-    r"(?:qué|que) (?:opinas|piensas|te parece)|crees que|cuál es tu opinión|"
-    r"(?:qu'est-ce que tu|que|qu') ?penses?(?:-tu)? (?:de|du|des)|penses-tu|tu penses que|crois-tu|tu crois que|"
-    r"quel est ton avis|"
-    r"o que (?:você|voce|vc|tu) acha|(?:você|voce|vc) acha que|qual (?:é )?(?:a )?sua opini[aã]o|"
-    r"(?:cosa|che) ne pensi|cosa pensi (?:di|del|della|dei|delle)|secondo te|pensi che|credi che|"
-    r"qual è la tua opinione|"
-    r"что (?:ты |вы )?(?:думаешь|думаете) (?:о|об|про)|как (?:ты |вы )?(?:думаешь|думаете|считаешь|считаете)|"
-    r"(?:твоё|твое|ваше) мнение|"
-    r"co (?:myślisz|sądzisz) o|jak myślisz|czy uważasz|twoja opinia|"
-    r"ne düşünüyorsun|ne dusunuyorsun|sence|sizce|fikrin ne|"
-    r"menurutmu|menurut (?:kamu|anda|lo|lu|loe)|apa pendapat(?:mu| kamu| anda)?|bagaimana pendapat(?:mu| kamu| anda)?|"
-    r"(?:bạn|ban) nghĩ (?:sao|gì|gi)|(?:bạn|ban) có nghĩ|theo (?:bạn|ban)|ý kiến của (?:bạn|ban)|"
-    # which one it would choose
-    r"was (?:ist )?dir lieber|was bevorzugst du|deiner meinung nach|qué prefieres|en tu opinión|"
-    r"tu préfères|vous préférez|à ton avis|selon toi|(?:você|voce|vc) prefere|na (?:sua|tua) opini[aã]o|"
-    r"preferisci|a tuo parere|тебе больше нравится|что (?:тебе|вам) нравится|по-твоему|по твоему мнению|"
-    r"на твой взгляд|что лучше|twoim zdaniem|co wolisz|wolisz|hangisini tercih|tercih eder misin|sence hangisi|"
-    r"hangisi daha iyi|lebih suka (?:yang )?mana|pilih mana|mending mana|bagusan mana|"
-    r"(?:bạn|ban) thích (?:cái|cai) nào|(?:cái|cai) nào (?:tốt|tot|hay) hơn)\b"
-    r"|어떻게 생각|네 생각은|당신 생각은|뭐가 더 나아|어느 게 더|어떤 게 더 (?:좋|나)|どう思|どっちが(?:好き|いい)|"
-    r"どちらが(?:好き|いい)|你觉得|你覺得|你认为|你認為|你怎么看|你怎麼看|怎么看待|怎麼看待|你更喜欢|你更喜歡|"
-    r"哪个更好|哪個更好"
-)
 _FOREIGN_OWN = re.compile(
     r"\b(?:ich|wir|mein\w*|unser\w*|dies\w*|yo|mi|mis|nuestr[oa]s?|est[eoa]s?|je|j'|nous|mon|mes|notre|nos|"
     r"cette|eu|meu|minha|nosso|nossa|ess[ea]|isso|io|mio|mia|miei|nostr[oaie]|quest[oaie]|"
@@ -107,14 +128,15 @@ def opinion_ask(ask: str) -> str:
     """The opener by which a (normalised) ask asks the model's own opinion, or ""."""
     if len(ask) > LONGEST_OPINION_ASK:
         return ""
-    for sentence in re.split(r"(?<=[.?!])\s+|(?<=[。？！?!])", ask.strip()):
+    foreign = holds_a_trigger(_FOREIGN_OPINION_PATTERNS, ask)  # most asks hold none: one set test
+    for sentence in _SENTENCE_END.split(ask.strip()):
         match = _OPINION.match(sentence)
         if match is not None and _THEIR_OWN.search(sentence) is None:
             return match.group().strip()
-        match = _FOREIGN_OPINION.search(sentence) or _ABOUT_THE_MODEL.search(sentence)
+        match = first_match(_FOREIGN_OPINION_PATTERNS, sentence) if foreign else None
         if match is not None and _FOREIGN_OWN.search(sentence) is None and _THEIR_OWN.search(sentence) is None:
             return match.group().strip()
-    curious = _CURIOSITY.search(ask)
+    curious = first_match(_CURIOSITY_PATTERNS, ask)
     if curious is not None and _THEIR_SYSTEM.search(ask) is None and _FOREIGN_OWN.search(ask) is None:
         return curious.group().strip()
     return ""

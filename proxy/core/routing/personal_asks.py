@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 
 from proxy.core.routing.tokens import CJK_RUN
+from proxy.core.routing.triggered_patterns import PatternTable, first_match, triggered
 
 LONGEST_PERSONAL_ASK = 400  # characters; a longer ask carries a task of its own
 
@@ -92,39 +93,69 @@ _LATIN_FAMILIES = (
     r"dire (?:non )?à (?:ma|mon|mes)|expliquer à (?:ma|mon|mes)|le prendre personnellement|poser des limites|"
     r"dizer (?:não )?(?:à|a|pra|para) (?:minha|meu|meus|minhas)|explicar (?:à|a|pra|para) (?:minha|meu|meus)|"
     r"levar para o pessoal|impor limites",
-    # the other languages the router reads: telling a person close to one, thanking people, celebrating,
-    # treating oneself, how one feels, getting over it, whether feeling so is normal
-    r"(?:dire|spiegare|dirlo|spiegarlo) (?:a|alla|al|ai) (?:mia|mio|miei|mie)|"
-    r"(?:сказать|объяснить|рассказать|признаться) (?:маме|папе|родителям|жене|мужу|девушке|парню|начальнику|боссу|"
-    r"руководителю|тимлиду|коллегам)|"
-    r"(?:powiedzieć|powiedziec|wytłumaczyć|wytlumaczyc|wyjaśnić|wyjasnic) (?:mamie|tacie|rodzicom|żonie|zonie|mężowi|"
-    r"mezowi|dziewczynie|chłopakowi|chlopakowi|szefowi|szefowej)|"
-    r"(?:anneme|babama|aileme|eşime|esime|sevgilime|patronuma|müdürüme|mudurume|yöneticime|yoneticime) nasıl|"
-    r"aramızda nasıl|aramizda nasil|"
-    r"(?:bilang|ngomong|jelasin|menjelaskan|cerita) (?:ke|kepada|sama) (?:ibu|ayah|ortu|orang tua|pacar|istri|suami|"
-    r"bos|atasan|keluarga)|"
-    r"(?:nói|noi|giải thích|giai thich) (?:với|voi|cho) (?:mẹ|me|bố|bo|ba|vợ|vo|chồng|chong|người yêu|nguoi yeu|"
-    r"sếp|sep|gia đình)|"
-    r"sich bedanken|mich bedanken|bei (?:den|meinen|meinem) \w+ bedanken|agradecer(?:les|le)?|remercier|ringraziar\w*|"
-    r"поблагодарить|podziękować|podziekowac|teşekkür etmek|tesekkur etmek|berterima kasih|"
-    r"feiern wir|feiere ich|feiern|celebrarlo|festejar(?:lo)?|fêter|feter|célébrer ça|comemorar|festeggiar\w*|"
-    r"отпраздновать|отметить это|świętować|swietowac|uczcić|uczcic|kutla\w*|merayakan|rayain|ngerayain|"
-    r"ăn mừng|an mung|"
-    r"mich belohnen|premiarme|darme un gusto|me faire plaisir|me récompenser|me recompensar|premiarmi|"
-    r"побаловать себя|nagrodzić się|kendimi ödüllendir\w*|self reward|tự thưởng|tu thuong|"
-    r"ich fühle mich|fühl(?:e)? mich|me siento|me sentí|je me sens|je me suis senti|me sinto|me senti|mi sento|"
-    r"mi sono sentit[oa]|чувствую себя|czuję się|czuje sie|hissediyorum|hissettim|cảm thấy|cam thay|"
-    r"schäme mich|schuldgefühle|lampenfieber|selbstwertgefühl|culpable|autoestima|vergüenza|coupable|j'ai honte|"
-    r"confiance en moi|culpad[oa]|vergonha|in colpa|vergogna|мне стыдно|самооценк\w*|poczucie winy|wstyd mi|"
-    r"pewność siebie|pewnosc siebie|suçlu|suclu|utanıyorum|özgüven\w*|ozguven\w*|grogi|minder|percaya diri|"
-    r"lebih pede|gak pede|ga pede|tự ti|tu ti|xấu hổ|xau ho|tự tin|"
-    r"(?:darüber|drüber) hinwegkommen|hinweg(?:kommen|komme)|superarlo|lo supero|m'en remettre|me remets|"
-    r"me remettre|superar isso|superarlo|пережить это|как не выгореть|telafi|atlatırım|atlatmak|atlatabilirim|"
-    r"vượt qua chuyện|move on dari|"
-    r"normal, dass ich|normal dass ich|normal que (?:yo|me)|normal sentir|normal que je|normal de (?:me|se) sentir|"
-    r"normal (?:eu|que eu)|normale che io|normale sentir\w*|нормально,? что я|нормально ли,? что я|"
-    r"normalne,? że (?:się|ja|czuję|czuje)|wajar (?:gak|nggak|ga|tidak) sih|apakah wajar",
 )
+# The other languages the router reads: telling a close person, thanking people, celebrating, treating
+# oneself, how one feels, getting over it, whether feeling so is normal; each with the words it needs.
+_OTHER_LANGUAGES: PatternTable = (
+    (("dire", "spiegare", "dirlo", "spiegarlo"),
+     r"\b(?:dire|spiegare|dirlo|spiegarlo) (?:a|alla|al|ai) (?:mia|mio|miei|mie)\b"),
+    (("сказать", "объяснить", "рассказать", "признаться"),
+     r"\b(?:сказать|объяснить|рассказать|признаться) (?:маме|папе|родителям|жене|мужу|девушке|парню|начальнику|"
+     r"боссу|руководителю|тимлиду|коллегам)\b"),
+    (("powiedzieć", "powiedziec", "wytłumaczyć", "wytlumaczyc", "wyjaśnić", "wyjasnic"),
+     r"\b(?:powiedzieć|powiedziec|wytłumaczyć|wytlumaczyc|wyjaśnić|wyjasnic) (?:mamie|tacie|rodzicom|żonie|zonie|"
+     r"mężowi|mezowi|dziewczynie|chłopakowi|chlopakowi|szefowi|szefowej)\b"),
+    (("anneme", "babama", "aileme", "eşime", "esime", "sevgilime", "patronuma", "müdürüme", "mudurume", "yöneticime",
+      "yoneticime", "aramızda", "aramizda"),
+     r"\b(?:(?:anneme|babama|aileme|eşime|esime|sevgilime|patronuma|müdürüme|mudurume|yöneticime|yoneticime) nasıl|"
+     r"aramızda nasıl|aramizda nasil)\b"),
+    (("bilang", "ngomong", "jelasin", "menjelaskan", "cerita"),
+     r"\b(?:bilang|ngomong|jelasin|menjelaskan|cerita) (?:ke|kepada|sama) (?:ibu|ayah|ortu|orang tua|pacar|istri|"
+     r"suami|bos|atasan|keluarga)\b"),
+    (("nói", "noi", "giải", "giai"),
+     r"\b(?:nói|noi|giải thích|giai thich) (?:với|voi|cho) (?:mẹ|me|bố|bo|ba|vợ|vo|chồng|chong|người yêu|"
+     r"nguoi yeu|sếp|sep|gia đình)\b"),
+    (("bedanken", "agradecer", "agradecerles", "agradecerle", "remercier", "поблагодарить", "podziękować",
+      "podziekowac", "teşekkür", "tesekkur", "berterima", "ringraziare", "ringraziarli", "ringraziarla",
+      "ringraziarvi"),
+     r"\b(?:sich bedanken|mich bedanken|bei (?:den|meinen|meinem) \w+ bedanken|agradecer(?:les|le)?|remercier|"
+     r"ringraziar\w*|поблагодарить|podziękować|podziekowac|teşekkür etmek|tesekkur etmek|berterima kasih)\b"),
+    (("feiern", "feiere", "celebrarlo", "festejar", "festejarlo", "fêter", "feter", "célébrer", "comemorar",
+      "festeggiare", "festeggiarlo", "отпраздновать", "отметить", "świętować", "swietowac", "uczcić", "uczcic",
+      "merayakan", "rayain", "ngerayain", "mừng", "mung", "kutla", "kutlasam", "kutlamak", "kutlayalım",
+      "kutlayalim", "kutlamalı", "kutlayabiliriz", "kutlarız"),
+     r"\b(?:feiern wir|feiere ich|feiern|celebrarlo|festejar(?:lo)?|fêter|feter|célébrer ça|comemorar|"
+     r"festeggiar\w*|отпраздновать|отметить это|świętować|swietowac|uczcić|uczcic|kutla\w*|merayakan|rayain|"
+     r"ngerayain|ăn mừng|an mung)\b"),
+    (("belohnen", "premiarme", "gusto", "plaisir", "récompenser", "recompensar", "premiarmi", "побаловать",
+      "nagrodzić", "ödüllendir", "ödüllendirmek", "reward", "thưởng", "thuong"),
+     r"\b(?:mich belohnen|premiarme|darme un gusto|me faire plaisir|me récompenser|me recompensar|premiarmi|"
+     r"побаловать себя|nagrodzić się|kendimi ödüllendir\w*|self reward|tự thưởng|tu thuong)\b"),
+    (("fühle", "fühl", "siento", "sentí", "sens", "senti", "sinto", "sento", "sentito", "sentita", "чувствую",
+      "czuję", "czuje", "hissediyorum", "hissettim", "cảm", "cam"),
+     r"\b(?:ich fühle mich|fühl(?:e)? mich|me siento|me sentí|je me sens|je me suis senti|me sinto|me senti|"
+     r"mi sento|mi sono sentit[oa]|чувствую себя|czuję się|czuje sie|hissediyorum|hissettim|cảm thấy|cam thay)\b"),
+    (("schäme", "schuldgefühle", "lampenfieber", "selbstwertgefühl", "culpable", "autoestima", "vergüenza",
+      "coupable", "honte", "confiance", "culpado", "culpada", "vergonha", "colpa", "vergogna", "стыдно",
+      "самооценка", "самооценки", "самооценку", "самооценкой", "winy", "wstyd", "pewność", "pewnosc", "suçlu",
+      "suclu", "utanıyorum", "özgüven", "özgüvenim", "özgüvenimi", "ozguven", "grogi", "minder", "percaya", "pede",
+      "ti", "xấu", "xau", "tin"),
+     r"\b(?:schäme mich|schuldgefühle|lampenfieber|selbstwertgefühl|culpable|autoestima|vergüenza|coupable|"
+     r"j'ai honte|confiance en moi|culpad[oa]|vergonha|in colpa|vergogna|мне стыдно|самооценк\w*|poczucie winy|"
+     r"wstyd mi|pewność siebie|pewnosc siebie|suçlu|suclu|utanıyorum|özgüven\w*|ozguven\w*|grogi|minder|"
+     r"percaya diri|lebih pede|gak pede|ga pede|tự ti|tu ti|xấu hổ|xau ho|tự tin)\b"),
+    (("darüber", "drüber", "hinwegkommen", "hinwegkomme", "superarlo", "supero", "remets", "remettre", "superar",
+      "пережить", "выгореть", "telafi", "atlatırım", "atlatmak", "atlatabilirim", "vượt", "move"),
+     r"\b(?:(?:darüber|drüber) hinwegkommen|hinweg(?:kommen|komme)|superarlo|lo supero|m'en remettre|me remets|"
+     r"me remettre|superar isso|пережить это|как не выгореть|telafi|atlatırım|atlatmak|atlatabilirim|"
+     r"vượt qua chuyện|move on dari)\b"),
+    (("normal", "normale", "нормально", "normalne", "wajar"),
+     r"\b(?:normal, dass ich|normal dass ich|normal que (?:yo|me)|normal sentir|normal que je|"
+     r"normal de (?:me|se) sentir|normal (?:eu|que eu)|normale che io|normale sentir\w*|нормально,? что я|"
+     r"нормально ли,? что я|normalne,? że (?:się|ja|czuję|czuje)|wajar (?:gak|nggak|ga|tidak) sih|apakah wajar)\b"),
+)
+_OTHER_LANGUAGE_PATTERNS = triggered(_OTHER_LANGUAGES)
+
 _LATIN_PERSONAL = re.compile(r"\b(?:" + "|".join(_LATIN_FAMILIES) + r")\b")
 _CJK_PERSONAL = re.compile(
     r"(?:告诉|告訴|跟|和|向)(?:我)?(?:妈|媽|爸|父母|家人|老婆|老公|女朋友|男朋友|对象|對象|领导|領導|老板|老闆|上司)"
@@ -141,7 +172,7 @@ def personal_ask(ask: str) -> str:
     """The phrase by which a (normalised) ask asks how to feel or how to act toward a person, or ""."""
     if len(ask) > LONGEST_PERSONAL_ASK:
         return ""
-    match = _LATIN_PERSONAL.search(ask)
+    match = _LATIN_PERSONAL.search(ask) or first_match(_OTHER_LANGUAGE_PATTERNS, ask)
     if match is None and CJK_RUN.search(ask):
         match = _CJK_PERSONAL.search(ask)
     return match.group().strip() if match else ""

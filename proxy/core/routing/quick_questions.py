@@ -22,7 +22,10 @@ from __future__ import annotations
 
 import re
 
+from proxy.core.routing.triggered_patterns import first_match, triggered
+
 QUICK_MAX_WORDS = 16
+QUICK_MAX_CHARS = 200
 
 _OPENER = re.compile(
     # where it is asked: "in vim how do I …", "in javascript, what's the …", "git: how do I …", "quick one: …"
@@ -42,11 +45,15 @@ _EXERCISE = re.compile(
 # In the other languages the router reads: an ask for the command or shortcut that does a thing
 # ("lệnh git để xoá branch local là gì", "gitで直前のコミットメッセージを直すコマンドは？"). Their how-to
 # openers are left alone: a lexicon match rarely reaches `high`, so they would lose too many requests.
-_FOREIGN_COMMAND = re.compile(
-    r"\b(?:comando|lệnh|lenh|komenda|komendy|polecenie|komut|komutu|perintah|команда|команду|befehl|commande|"
-    r"atajo|atalho|raccourci|scorciatoia|skrót|skrot|kısayol\w*|tastenkombination|phím tắt)\b"
-    r"|コマンド|ショートカット|명령어|단축키|命令是|快捷键|快捷鍵"
-)
+_FOREIGN_COMMAND = triggered((
+    (("comando", "lệnh", "lenh", "komenda", "komendy", "polecenie", "komut", "komutu", "perintah", "команда", "команду",
+      "befehl", "commande", "atajo", "atalho", "raccourci", "scorciatoia", "skrót", "skrot", "kısayol", "kısayolu",
+      "kisayol", "kisayolu", "tastenkombination", "phím"),
+     r"\b(?:comando|lệnh|lenh|komenda|komendy|polecenie|komut|komutu|perintah|команда|команду|befehl|commande|"
+     r"atajo|atalho|raccourci|scorciatoia|skrót|skrot|kısayol\w*|kisayol\w*|tastenkombination|phím tắt)\b"),
+    (("コマンド", "ショートカット", "명령어", "단축키", "命令是", "快捷键", "快捷鍵"),
+     r"コマンド|ショートカット|명령어|단축키|命令是|快捷键|快捷鍵"),
+))
 _ABOUT_THEIR_OWN = re.compile(r"\b(?:my|our|this|these|your|we|i)\b|\bi'")
 _INNER_SENTENCE_END = re.compile(r"[.!?;](?:\s|$)(?=.)|\n")
 _WORD = re.compile(r"[^\W_]+")
@@ -55,7 +62,9 @@ _WORD = re.compile(r"[^\W_]+")
 def quick_question(text: str) -> str:
     """The opener of a (normalised) quick question ("how do i"), or ""."""
     text = text.strip()
-    match = _OPENER.match(text) or _FOREIGN_COMMAND.search(text)
+    if len(text) > QUICK_MAX_CHARS:  # longer than any question of QUICK_MAX_WORDS words: most messages stop here
+        return ""
+    match = _OPENER.match(text) or first_match(_FOREIGN_COMMAND, text)
     if match is None:
         match = _EXERCISE.match(text)
         if match is None or _ABOUT_THEIR_OWN.search(text):

@@ -33,6 +33,7 @@ import re
 
 from proxy.core.routing.request_focus import asks
 from proxy.core.routing.tokens import CJK_RUN, plain_words
+from proxy.core.routing.triggered_patterns import first_match, triggered
 
 LONGEST_NEWS = 400  # characters; a longer message carries a task of its own (a pasted log, a spec)
 
@@ -159,13 +160,19 @@ _WORD = re.compile(r"[^\W_]+")
 # "what a relief", "qué alivio", "quel soulagement", "che sollievo": exclamations, not questions
 _EXCLAMATION = re.compile(r"(?:what an?|qu[ée]|que|quel|quelle|che|was für (?:ein|eine)) [^\W_]+(?: [^\W_]+)?[.!…]*$")
 # Saying outright that one only vents: a problem told with it asks nothing ("… nobody knows why. just venting").
-_VENTING = re.compile(
-    r"\b(?:just venting|just ranting|needed to vent|had to vent|sorry for the rant|rant over|end rant|"
-    r"not asking for (?:anything|advice|help|a fix)|просто (?:хочу )?поныть|хочу поныть|выговориться|"
-    r"solo (?:me )?desahogo|solo quería desahogarme|necesitaba desahogarme|desabafo|desabafando|desabafar|"
-    r"je (?:r[âa]le|vide mon sac)|coup de gueule|dampf ablassen|musste raus|mi sfogo|sfogarmi|volevo sfogarmi|"
-    r"wylać żale|musiałem się wyżalić|cuma curhat|curhat aja|sadece dert yanıyorum|içimi dökmek|"
-    r"chỉ muốn than|than thở chút)(?![^\W_])|只是吐槽|吐槽一下|发个牢骚|發個牢騷|愚痴です|愚痴らせて|하소연|푸념")
+_VENTING = triggered((
+    (("venting", "ranting", "vent", "rant", "asking"),
+     r"\b(?:just venting|just ranting|needed to vent|had to vent|sorry for the rant|rant over|end rant|"
+     r"not asking for (?:anything|advice|help|a fix))\b"),
+    (("поныть", "выговориться", "desahogo", "desahogarme", "desabafo", "desabafando", "desabafar", "râle", "rale",
+      "sac", "gueule", "dampf", "raus", "sfogo", "sfogarmi", "żale", "wyżalić", "curhat", "dert", "içimi", "than"),
+     r"\b(?:просто (?:хочу )?поныть|хочу поныть|выговориться|solo (?:me )?desahogo|solo quería desahogarme|"
+     r"necesitaba desahogarme|desabafo|desabafando|desabafar|je (?:r[âa]le|vide mon sac)|coup de gueule|"
+     r"dampf ablassen|musste raus|mi sfogo|sfogarmi|volevo sfogarmi|wylać żale|musiałem się wyżalić|cuma curhat|"
+     r"curhat aja|sadece dert yanıyorum|içimi dökmek|chỉ muốn than|than thở chút)\b"),
+    (("吐槽", "牢骚", "牢騷", "愚痴", "하소연", "푸념"),
+     r"只是吐槽|吐槽一下|发个牢骚|發個牢騷|愚痴です|愚痴らせて|하소연|푸념"),
+))
 # Clauses and the parts of them between commas: a question or a request verb may open any of them.
 _SEGMENTS = re.compile(r"[,;:.!?\n—–()，。！？；：、]+|\s-\s")
 # Problems said in more than one word.
@@ -177,7 +184,7 @@ def shares_news(text: str) -> str:
     problem and shares news or a feeling; "" for any other message."""
     if len(text) > LONGEST_NEWS or "?" in text or "？" in text:
         return ""
-    venting = _VENTING.search(text)  # said outright, it holds even with a problem told and a want ("хочу поныть")
+    venting = first_match(_VENTING, text)  # said outright, it holds even with a problem told and a want ("хочу поныть")
     if venting is not None and not any(map(_opens_a_request, _SEGMENTS.split(text))):
         return venting.group()
     words = plain_words(text)
