@@ -186,6 +186,7 @@ def _by_first(items: tuple[str, ...], first: Callable[[str], str]) -> dict[str, 
 # those its own words and characters can start.
 _PHRASES_BY_WORD = _by_first(_LATIN_PHRASES, lambda phrase: sorted(plain_words(phrase), key=phrase.find)[0])
 _CJK_BY_CHARACTER = _by_first(_CJK_WORDS, lambda word: word[0])
+_PHRASE_FIRSTS, _CJK_FIRSTS = frozenset(_PHRASES_BY_WORD), frozenset(_CJK_BY_CHARACTER)  # set & set walks the smaller
 
 
 def everyday_words(ask: str) -> tuple[str, ...]:
@@ -195,10 +196,10 @@ def everyday_words(ask: str) -> tuple[str, ...]:
         return ()
     words = plain_words(ask)
     found = set(words.intersection(_WORDS))
-    for word in words.intersection(_PHRASES_BY_WORD):
+    for word in words & _PHRASE_FIRSTS:
         found.update(phrase for phrase in _PHRASES_BY_WORD[word] if phrase in ask)
     if CJK_RUN.search(ask):
-        for character in set(ask).intersection(_CJK_BY_CHARACTER):
+        for character in _CJK_FIRSTS.intersection(ask):
             found.update(word for word in _CJK_BY_CHARACTER[character] if word in ask)
     return tuple(sorted(found, key=lambda word: (_first_place(ask, word), word)))
 

@@ -25,6 +25,7 @@ class TriggeredPatterns(NamedTuple):
 
     by_word: dict[str, re.Pattern[str]]
     by_cjk: tuple[tuple[str, re.Pattern[str]], ...]
+    words: frozenset[str]  # by_word's keys, for a set operation that walks the smaller side
 
 
 def triggered(table: PatternTable) -> TriggeredPatterns:
@@ -34,14 +35,15 @@ def triggered(table: PatternTable) -> TriggeredPatterns:
         for trigger in triggers:
             found.setdefault(trigger, []).append(pattern)
     compiled = {trigger: re.compile("|".join(patterns)) for trigger, patterns in found.items()}
-    return TriggeredPatterns({t: p for t, p in compiled.items() if not CJK_RUN.search(t)},
-                             tuple((t, p) for t, p in compiled.items() if CJK_RUN.search(t)))
+    by_word = {t: p for t, p in compiled.items() if not CJK_RUN.search(t)}
+    return TriggeredPatterns(by_word, tuple((t, p) for t, p in compiled.items() if CJK_RUN.search(t)),
+                             frozenset(by_word))
 
 
 def first_match(patterns: TriggeredPatterns, text: str, words: frozenset[str] | None = None) -> re.Match[str] | None:
     """The earliest match in `text` (normalised) of the patterns its words or CJK strings trigger."""
     by_word = patterns.by_word
-    found = [match for word in (plain_words(text) if words is None else words).intersection(by_word)
+    found = [match for word in (plain_words(text) if words is None else words) & patterns.words
              if (match := by_word[word].search(text)) is not None]
     if patterns.by_cjk and CJK_RUN.search(text):
         found += [match for trigger, pattern in patterns.by_cjk
@@ -51,7 +53,7 @@ def first_match(patterns: TriggeredPatterns, text: str, words: frozenset[str] | 
 
 def holds_a_trigger(patterns: TriggeredPatterns, text: str) -> bool:
     """`text` holds a word or CJK string that triggers one of the patterns (a set test, mostly)."""
-    if not plain_words(text).isdisjoint(patterns.by_word):
+    if not plain_words(text).isdisjoint(patterns.words):
         return True
     return bool(patterns.by_cjk) and CJK_RUN.search(text) is not None and any(
         trigger in text for trigger, _ in patterns.by_cjk)
