@@ -50,7 +50,9 @@ _LATIN_FUN = re.compile(
 )
 _CJK_FUN = re.compile(
     r"一首.{0,16}?[诗詩歌]|写诗|寫詩|首诗|首詩|笑话|笑話|段子|打油诗|打油詩|绝句|絕句|顺口溜|順口溜|一首歌|睡前故事|童话|童話|"
-    r"詩を|俳句|川柳|ジョーク|冗談|ダジャレ|시를|시 한 편|삼행시|농담|노래|동화"
+    # Korean words stand apart: 시를 (a poem) is not the end of 표시를 (a display), 동화 (a fairy tale) not of
+    # 자동화 (automation)
+    r"詩を|俳句|川柳|ジョーク|冗談|ダジャレ|(?<![가-힣])시를|시 한 편|삼행시|농담|노래|(?<![가-힣])동화"
 )
 # A word one of the Latin patterns cannot match without: most asks hold none, and cost a set test.
 _LATIN_TRIGGERS = frozenset("""

@@ -50,3 +50,10 @@ def test_fun_writing_about_a_skill_topic_routes_nothing_and_says_why() -> None:
     assert top.score < MEDIUM and "penalty:asks_for_fun_writing=a limerick" in top.reasons
     work = router.route("write our database migration with schema changes and rollbacks")
     assert [c.skill.name for c in work.selected] == ["database-migration"]
+
+
+def test_a_korean_fun_word_inside_a_longer_word_is_not_one() -> None:
+    assert fun_writing("중소 물류회사 대표들한테 보낼 콜드메일 써줘. 우리 제품은 배차 자동화 SaaS야") == ""  # 자동화
+    assert fun_writing("대시보드 표시를 바꿔줘") == ""  # 표시를: a display
+    assert fun_writing("우리 팀에 대한 시를 써줘") == "시를"
+    assert fun_writing("동화 하나 써줘") == "동화"
