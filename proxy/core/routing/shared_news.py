@@ -97,8 +97,8 @@ _BEFORE_A_REQUEST = frozenset("can could would will you u me us help i need want
                               "pode você voce puoi potresti можешь пожалуйста możesz proszę lütfen tolong".split())
 # Wanting to know is a question, not work ("I just want to know how not to take it personally").
 _WANTS_TO_KNOW = re.compile(r"\b(?:want|wants|need|needs) to (?:know|understand|hear)\b")
-# Who a question beginning with "do" asks about.
-_SUBJECTS = frozenset("you u i we they people others most folks companies teams devs developers engineers".split())
+# What "do" asks to be done, when it asks for work: "do a review", "do the migration", "do it".
+_DONE_THINGS = frozenset("a an the this that these those it some my our your me us both all another one".split())
 # Words before "I" in a request ("can I get …", "could I see …"); elsewhere "I write …" is a statement.
 _MODALS = frozenset("can could may might should would shall will".split())
 # The request markers of CJK text that `asks` (request_focus.py) does not already read.
@@ -130,7 +130,8 @@ _CJK_PROBLEMS = re.compile(r"(?<![没沒无無])(?:报错|報錯|错误|錯誤|�
 # Words of news (completion, time) and of feelings and celebration.
 _NEWS_WORDS = frozenset("""
 finally proud happy glad relieved excited thrilled grateful thankful thanks love loving
-relief yay woohoo hooray congrats champagne celebrate celebrating unreal feels lol haha
+relief yay woohoo hooray congrats champagne celebrate celebrating unreal feels lol haha hahaha jaja jajaja jajajaja
+kkkk kkkkk rsrs wkwk wkwkwk хаха ахах
 endlich geschafft erleichtert stolz glücklich gluecklich froh danke juhu
 finalmente feliz felices orgulloso orgullosa aliviado aliviada contento contenta gracias
 enfin content contente fier fière soulagé soulagée heureux heureuse ravi ravie merci
@@ -147,8 +148,8 @@ _NEWS_PHRASES = re.compile(
     r"pour one out|life is good|good morning|por fin|paid off|(?:we|i) (?:hit|reached|crossed|passed) \d|"
     r"acabamos de|acabo de|on vient de|je viens de|nous venons de|acabei de|только что|hari ini|baru saja|"
     r"terima kasih|cuối cùng|vừa|vui quá|tự hào|nhẹ nhõm|cảm ơn)(?![^\W_])|🎉|🥳|🙌|🍾|😂|🤣")
-_CJK_NEWS = re.compile(r"终于|終於|今天|昨天|刚刚|剛剛|刚把|剛把|开心|開心|高兴|高興|骄傲|驕傲|松了一口气|鬆了一口氣|"
-                       r"太好了|哈哈|やっと|ついに|嬉しい|うれしい|ほっと|最高|드디어|뿌듯|기뻐|기쁘|행복|다행")
+_CJK_NEWS = re.compile(r"ㅋㅋ|终于|終於|今天|昨天|刚刚|剛剛|刚把|剛把|开心|開心|高兴|高興|骄傲|驕傲|"
+                       r"松了一口气|鬆了一口氣|太好了|哈哈|やっと|ついに|嬉しい|うれしい|ほっと|最高|드디어|뿌듯|기뻐|기쁘|행복|다행")
 # Words of time: news only with an exclamation ("merged into pandas today!!"); without one they
 # often date a problem ("since yesterday our nightly job times out").
 _TIME_WORDS = frozenset("""
@@ -238,8 +239,9 @@ def opens_with_a_request_verb(ask: str) -> bool:
                 k + 1 >= len(words) or words[k + 1] not in _BEFORE_A_REQUEST):
             return False  # "I write Solidity for a living" says what the user does; "can I get", "I need to" ask
         if word not in _FILLERS and word not in _BEFORE_A_REQUEST:
-            if word == "do" and k + 1 < len(words) and words[k + 1] in _SUBJECTS:
-                return False  # "do you ever get tired …?" asks a question; "do a security review" asks for work
+            if word == "do":  # "do a security review" asks for work; "do you ever get tired …?" asks a question,
+                # and the Polish "do startupu" means "to a startup"
+                return k + 1 < len(words) and words[k + 1] in _DONE_THINGS
             return word in _REQUEST_VERBS
     return False
 

@@ -83,6 +83,7 @@ def test_news_that_writes_a_skill_name_still_routes_it(router: SkillRouter) -> N
     ("do you ever get tired of people asking you stuff?", False),  # "do" asking a question
     ("do people still use jQuery in 2026?", False),
     ("do a security review of the auth module", True),
+    ("do startupu za mniejszą kasę", False),  # the Polish "to"
 ])
 def test_an_ask_that_opens_with_a_request_verb_asks_for_work(ask: str, work: bool) -> None:
     assert opens_with_a_request_verb(normalize(ask)) is work
@@ -107,6 +108,7 @@ def test_an_ask_for_work_opens_a_clause_with_a_request_verb_or_reports_a_problem
     ("сегодня прод упал из-за просроченного TLS-сертификата. опять. просто хочу поныть", "просто хочу поныть"),
     ("we hit 10k signups this month!! the onboarding redesign actually paid off", "paid off"),
     ("hoy por fin migramos todo a PostgreSQL 16 sin downtime. qué alivio, de verdad", "por fin"),
+    ("Nuestra campaña de Google Ads funcionó tan bien que nos vamos todo el equipo a Cancún jajaja", "jajaja"),
 ])
 def test_venting_and_milestones_ask_for_nothing(text: str, word: str) -> None:
     assert shares_news(normalize(text)) == word
