@@ -78,7 +78,7 @@ friendship breakup divorce dating marriage roommate roommates
 cats parrot hamster groceries grocery plants succulents gardening garden
 schwester bruder tochter sohn kinder mutter vater eltern freundin rückenschmerzen kopfschmerzen müde gehalt
 gehaltserhöhung kündigen kündigung reise reisen gitarre klavier fußball gedicht gedichte witz witze traurig einsam
-nervös
+nervös cerâmica cerámica céramique keramik ceramica crevé crevée desestressar
 hermana hermano hija hijo hijos niños bebé madre padre padres novia novio dormir cansado cansada sueldo salario
 renunciar despido viaje viajar guitarra fútbol novela poema poemas chiste chistes ansiedad triste nervioso
 procrastinar
@@ -138,6 +138,12 @@ _LATIN_PHRASES = (
     # a career asked about in general ("is it too late to learn python", "the usual pay bump to manager")
     "too late to", "get good at", "pay bump", "career path", "break into", "usually look like",
     "couples", "back asleep",
+    # a career change and sore eyes, in the other languages ("odejść z korpo", "muốn đổi nghề", "gözlerim kurudu")
+    "den job wechseln", "jobwechsel", "cambiar de carrera", "cambiar de trabajo", "changer de métier", "reconversion",
+    "mudar de área", "mudar de carreira", "trocar de emprego", "cambiare lavoro", "сменить профессию",
+    "сменить работу", "zmienić pracę", "odejść z korpo", "kariyer değiştirmek", "iş değiştirmek", "ganti karir",
+    "pindah kerja", "đổi nghề", "chuyển nghề", "meine augen", "mis ojos", "mes yeux", "meus olhos", "i miei occhi",
+    "gözlerim", "göz sağlığı", "sakit mata", "mỏi mắt",
     "bel ağrısı", "naik gaji", "sepak bola", "nghỉ việc", "du lịch", "bóng đá", "người yêu", "em gái", "anh trai",
     "con gái", "con trai", "tiểu thuyết", "truyện cười", "lo âu", "đau lưng",
 )
@@ -149,6 +155,7 @@ _CJK_WORDS = (
     "過生日", "生日快乐", "生日快樂", "生日礼物", "生日禮物", "生日派对", "生日派對", "婚礼", "婚禮", "纪念日",
     "紀念日", "度假", "旅游", "旅遊", "爬山", "徒步", "礼物", "禮物", "奶奶", "外婆", "团建", "團建", "约会", "約會",
     "失眠", "焦虑", "焦慮", "健身", "电影", "電影", "餐厅", "餐廳", "聚餐", "周末", "週末", "天气", "天氣", "假期",
+    "转行", "轉行", "跳槽", "換工作", "换工作", "転職", "이직", "眼睛疼", "目が疲れ", "눈이 아파",
     "推荐几本", "推薦幾本", "几本书", "幾本書", "书单", "書單", "おすすめの本", "책 추천",
     "放假", "过年", "過年", "春节", "春節", "火锅", "火鍋", "做饭", "做飯", "好吃", "减肥", "減肥", "感冒", "头疼",
     "頭疼", "睡不着", "睡不著", "女朋友", "男朋友", "老婆", "老公", "爸妈", "爸媽", "心情", "出去玩", "景点", "景點",

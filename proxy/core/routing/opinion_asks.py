@@ -66,10 +66,23 @@ _FOREIGN_OPINION: PatternTable = (
      r"\b(?:(?:bạn|ban) nghĩ (?:sao|gì|gi)|(?:bạn|ban) có nghĩ|theo (?:bạn|ban)|ý kiến của (?:bạn|ban)|"
      r"(?:bạn|ban) thích (?:cái|cai) nào|(?:cái|cai) nào (?:tốt|tot|hay) hơn)\b"),
     (("생각", "나아", "어느 게", "어떤 게"),
-     r"어떻게 생각|네 생각은|당신 생각은|뭐가 더 나아|어느 게 더|어떤 게 더 (?:좋|나)"),
+     r"생각이 궁금|어떻게 생각|네 생각은|당신 생각은|뭐가 더 나아|어느 게 더|어떤 게 더 (?:좋|나)"),
     (("思", "どっち", "どちら"), r"どう思|どっちが(?:好き|いい)|どちらが(?:好き|いい)"),
     (("觉得", "覺得", "认为", "認為", "怎么看", "怎麼看", "喜欢", "喜歡", "更好"),
      r"你觉得|你覺得|你认为|你認為|你怎么看|你怎麼看|怎么看待|怎麼看待|你更喜欢|你更喜歡|哪个更好|哪個更好"),
+    # whether one thing will replace or beat another ("Czy Svelte ma szansę wygryźć Reacta?", "AI 때문에 신입
+    #채용 없어질까요?"), and an agreement asked for ("Next.js se está volviendo demasiado complicado, ¿no crees?")
+    (("ersetzen", "ablösen", "reemplazará", "reemplazar", "substituir", "remplacer", "remplacera", "sostituirà",
+      "rimpiazzerà", "заменит", "вытеснит", "wygryźć", "zastąpi", "yerini", "gantiin", "menggantikan", "ngalahin",
+      "thế", "crees", "parece", "n'est", "trouves", "trovi", "acha", "wahr", "правда", "так", "prawda", "değil",
+      "kan", "phải", "prediksi", "prediksimu"),
+     r"\b(?:wird [\w .+#-]{1,30} (?:ersetzen|ablösen)|(?:va a |vai |va )?(?:reemplazar|reemplazará|substituir|"
+     r"remplacer|remplacera|sostituirà|rimpiazzerà)|заменит|вытеснит|wygryźć|zastąpi|yerini (?:alacak|alır) mı|"
+     r"(?:bakal )?(?:gantiin|menggantikan|ngalahin)|thay thế được|(?:¿)?no crees|no te parece|n'est-ce pas|"
+     r"tu trouves pas|non trovi|(?:você |vc )?não acha|nicht wahr|не так ли|prawda\?|değil mi|kan\?|phải không|"
+     r"prediksi(?:mu| lo| lu| kamu))"),
+    (("대체", "없어질", "置き換", "取って代わ", "取代", "淘汰"),
+     r"대체(?:할|될)까|없어질까|置き換わる|取って代わ|取代|淘汰"),
     # questions about the model itself: "are you claude or chatgpt under the hood", "what's your knowledge
     # cutoff?", "do you mind writing marketing copy all day or is that boring for an AI"
     (("claude", "chatgpt", "gpt", "gemini", "llama", "ai", "bot", "robot", "human", "conscious", "sentient", "alive"),

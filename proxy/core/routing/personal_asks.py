@@ -149,10 +149,38 @@ _OTHER_LANGUAGES: PatternTable = (
      r"\b(?:(?:darüber|drüber) hinwegkommen|hinweg(?:kommen|komme)|superarlo|lo supero|m'en remettre|me remets|"
      r"me remettre|superar isso|пережить это|как не выгореть|telafi|atlatırım|atlatmak|atlatabilirim|"
      r"vượt qua chuyện|move on dari)\b"),
-    (("normal", "normale", "нормально", "normalne", "wajar"),
+    # am I overreacting, in the other languages
+    (("empfindlich", "überempfindlich", "sensible", "exagero", "exagerando", "j'exagère", "exagère", "sensível",
+      "esagero", "esagerando", "чувствительный", "чувствительная", "преувеличиваю", "накручиваю", "przesadzam",
+      "abartıyor", "hassasım", "lebay", "baper", "nhạy"),
+     r"\b(?:bin ich (?:zu |über)?empfindlich|überempfindlich|soy (?:demasiado|muy) sensible|exagero|estoy exagerando|"
+     r"je suis trop sensible|j'exagère|est-ce que j'exagère|estou exagerando|sou sensível demais|"
+     r"sono troppo sensibile|esagero|sto esagerando|я слишком чувствительн\w*|я преувеличиваю|я накручиваю|"
+     r"przesadzam|abartıyor muyum|fazla mı hassasım|(?:aku|gue|gw) (?:yang )?(?:lebay|baper)|"
+     r"(?:mình|minh) có nhạy cảm quá)\b"),
+    # how to tell him or her, without naming who: "come glielo dico senza litigare?"
+    (("glielo", "dirglielo", "digo", "decírselo", "falo", "dire", "sag", "sage", "сказать", "powiedzieć", "söylerim",
+      "söyleyeyim", "ngomongnya", "bilangnya"),
+     r"\b(?:come glielo dico|come dirglielo|cómo se lo digo|cómo decírselo|como (?:eu )?(?:falo|digo) (?:com|pra|para) "
+     r"(?:ele|ela)|comment (?:le )?lui dire|wie sag(?:e)? ich(?: es)? (?:ihm|ihr)|как (?:ему|ей) (?:это )?сказать|"
+     r"jak (?:mu|jej) (?:to )?powiedzieć|ona nasıl (?:söylerim|söyleyeyim)|gimana (?:ngomongnya|bilangnya))\b"),
+    # unwinding, in the other languages ("come fate voi a staccare", "pra desestressar")
+    (("abschalten", "runterkommen", "desestresarme", "desconectar", "décompresser", "déconnecter", "staccare",
+      "rilassarmi", "desestressar", "relaxar", "расслабиться", "отвлечься", "odstresować", "odpocząć", "dağıtmak",
+      "rahatlamak", "healing", "stres", "stress", "thư", "thu"),
+     r"\b(?:abschalten|runterkommen|desestresarme|desconectar del trabajo|décompresser|déconnecter du boulot|"
+     r"a staccare|rilassarmi|desestressar|relaxar|расслабиться|отвлечься от работы|odstresować się|"
+     r"kafa dağıtmak|rahatlamak|butuh healing|melepas stres|xả stress|xa stress|thư giãn|thu gian)\b"),
+    # what the model would do in the user's place
+    (("stelle", "lugar", "place", "posto", "месте", "miejscu", "yerimde", "jadi", "là"),
+     r"\b(?:an meiner stelle|en mi lugar|à ma place|no meu lugar|al mio posto|на (?:моём|моем) месте|"
+     r"na moim miejscu|benim yerimde olsan|kalau (?:kamu|lo|lu) jadi (?:aku|gue|gw)|"
+     r"nếu (?:bạn|là bạn) là (?:mình|tôi))\b"),
+    (("normal", "normale", "нормально", "normalne", "wajar", "bình", "binh"),
      r"\b(?:normal, dass ich|normal dass ich|normal que (?:yo|me)|normal sentir|normal que je|"
      r"normal de (?:me|se) sentir|normal (?:eu|que eu)|normale che io|normale sentir\w*|нормально,? что я|"
-     r"нормально ли,? что я|normalne,? że (?:się|ja|czuję|czuje)|wajar (?:gak|nggak|ga|tidak) sih|apakah wajar)\b"),
+     r"нормально ли,? что я|normalne,? że (?:się|ja|czuję|czuje)|wajar (?:gak|nggak|ga|tidak) sih|apakah wajar|"
+     r"(?:bình thường|binh thuong) (?:không|ko|khong))\b"),
 )
 _OTHER_LANGUAGE_PATTERNS = triggered(_OTHER_LANGUAGES)
 
@@ -163,6 +191,7 @@ _CJK_PERSONAL = re.compile(
     r"庆祝|慶祝|委屈|难受|難受|心累|玻璃心|我哭了|哭了一|泣いた|泣きそう|落ち込|凹ん|へこん|속상|서운|멘탈|울었|"
     r"(?:母|父|親|両親|上司|彼女|彼氏|妻|夫)に.{0,8}?(?:説明|伝え|言え|話せ)|"
     r"(?:엄마|아빠|부모님|상사|팀장|여자친구|남자친구)(?:한테|에게|께).{0,8}?(?:설명|말|얘기)|"
+    r"예민한 건가|예민한가|제가 이상한|気にしすぎ|私がおかしい|我是不是太敏感|是不是我想多了|스트레스 풀|気分転換|解压|"
     r"자존감|자신감|죄책감|정상인가요|정상인가|お祝い|祝いたい|罪悪感|自己肯定感|自信がな|"
     r"立ち直|乗り越え|普通ですか|普通なの|愧疚|内疚|自卑|走出来|释怀|釋懷"
 )

@@ -66,6 +66,8 @@ def test_work_words_that_look_like_everyday_ones_are_not(text: str) -> None:
     ("what noise cancelling headset would you get for on-call?", "noise cancelling"),
     ("mi consigliate un corso online su Solidity?", "un corso"),
     ("I'm 35 and a nurse. is it too late to learn python?", "too late to"),
+    ("có ai làm data analyst mà thấy chán SQL chưa, muốn đổi nghề luôn á", "đổi nghề"),
+    ("Figma'da bütün gün çalışmaktan gözlerim kurudu", "gözlerim"),
 ])
 def test_career_health_family_and_hobby_words_are_found(text: str, word: str) -> None:
     assert word in everyday_words(normalize(text))

@@ -32,6 +32,10 @@ from tests.core.routing.test_router import make_skill
     ("what's your knowledge cutoff? would you even know about the latest next.js release", "your knowledge cutoff"),
     ("how do search engines decide what shows up first? just curious, I don't even have a website", "just curious"),
     ("pourquoi tout le monde parle de microservices ?", "pourquoi tout le monde parle"),
+    ("Czy Svelte ma szansę wygryźć Reacta?", "wygryźć"),
+    ("Kotlin Multiplatform bakal ngalahin Flutter ga?", "bakal ngalahin"),
+    ("Next.js se está volviendo demasiado complicado, ¿no crees?", "no crees"),
+    ("AI 때문에 신입 개발자 채용 진짜 없어질까요?", "없어질까"),
 ])
 def test_asks_for_an_opinion_are_recognised(text: str, opener: str) -> None:
     assert opinion_ask(normalize(text)) == opener

@@ -41,6 +41,11 @@ from tests.core.routing.test_router import make_skill
     ("ist es normal, dass ich nachts von Kubernetes träume?", "normal, dass ich"),
     ("Jak powiedzieć szefowi, że migracja się opóźni?", "powiedzieć szefowi"),
     ("코드리뷰에서 코멘트 40개 받았어요. 자존감이 바닥이에요", "자존감"),
+    ("팀장님이 제 PR에만 코멘트를 많이 다시는데 제가 예민한 건가요", "예민한 건가"),
+    ("il mio collega fa merge senza code review... come glielo dico senza litigare?", "come glielo dico"),
+    ("come fate voi a staccare dopo un lancio andato male?", "a staccare"),
+    ("odejść z korpo do startupu? co byście zrobili na moim miejscu?", "na moim miejscu"),
+    ("lam OT toi 10h dem vi deadline release, co ai thay binh thuong ko", "binh thuong ko"),
 ])
 def test_asks_how_to_feel_or_talk_to_someone_are_recognised(text: str, phrase: str) -> None:
     assert personal_ask(normalize(text)) == phrase
