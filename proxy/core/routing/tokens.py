@@ -124,9 +124,9 @@ class SplitText(NamedTuple):
 
 
 # Acronyms of the catalog that are common words of another language in small letters: APA (the
-# citation style) is Indonesian apa (what), in nearly every Indonesian question. Only the capitals
-# name the acronym.
-CAPITALS_ONLY = frozenset({"apa"})
+# citation style) is Indonesian apa (what), in nearly every Indonesian question; OPA (Open Policy
+# Agent) is the German Opa (grandpa). Only the capitals name the acronym.
+CAPITALS_ONLY = frozenset({"apa", "opa"})
 
 
 # "Go" the language: the word is a stopword in small letters ("go ahead", "where did it go"), but a

@@ -79,6 +79,9 @@ def test_an_acronym_that_is_a_small_word_elsewhere_counts_only_in_capitals() -> 
     assert "apa" in split_text("format my references in APA 7th edition").words
     assert "apa" not in split_text("Apa bedanya kopi arabika dan robusta?").words
     assert "apa" not in split_text("langkahnya apa saja?").compounds
+    # OPA (Open Policy Agent) is the German Opa (grandpa)
+    assert "opa" in split_text("write an OPA policy that denies privileged pods").words
+    assert "opa" not in split_text("Mein Opa wird 80, was schenke ich ihm?").words
 
 
 def test_a_capital_go_inside_a_sentence_names_the_language() -> None:
