@@ -345,13 +345,14 @@ class SkillRouter:
         turned = focus.why == "pivot" or (bool(scene) and not everyday and bool(everyday_words(focus.scene))
                                           and not opens_with_a_request_verb(focus.ask))
         fact = asks_for_a_fact(focus.ask)  # "who invented …?": the model knows, no skill helps
-        news = shares_news(normalize(capped))  # "finally passed SOC 2 🎉": asks for nothing
+        whole = normalize(capped)  # the message as the shape rules read it
+        news = shares_news(whole)  # "finally passed SOC 2 🎉": asks for nothing
         fun = fun_writing(focus.ask)  # "a limerick about our database migration": the model writes it alone
         # an everyday ask that asks for no work ("how do I ask for unpaid leave?") needs a stronger match than
         # one that does ("before I go to lunch: write a GitHub Actions workflow")
         bar = EVERYDAY_MIN_SCORE if not everyday or asks_for_work(focus.ask) else EVERYDAY_LIFE_MIN_SCORE
         reading = _Reading(frozenset(t.term for t in terms), scene, turned, fact, everyday, news, fun, bar,
-                           message_languages(split.words), quick=quick_question(normalize(capped)))
+                           message_languages(split.words), quick=quick_question(whole))
         found = list(evidence(chosen, query, index))
 
         def score_all(reading: _Reading) -> list[_Scored]:
@@ -362,7 +363,7 @@ class SkillRouter:
             # feelings and people ("how do I make my manager see it without bragging?") or an opinion
             personal = personal_ask(focus.ask)
             opinion = opinion_ask(focus.ask) or ("" if focus.scene else choice_ask(focus.ask))
-            if not (personal or opinion) and focus.scene and not requests_work(whole := normalize(capped)):
+            if not (personal or opinion) and focus.scene and not requests_work(whole):
                 # the opinion asked before a comma ("tu préfères quoi toi, PostgreSQL ou MySQL ?"), or the
                 # curiosity said after the question; the feeling told in the scene when the ask names nothing
                 # ("… my self-esteem is on the floor. did everyone go through this as a junior?"), and no
