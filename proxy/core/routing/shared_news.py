@@ -239,11 +239,17 @@ def opens_with_a_request_verb(ask: str) -> bool:
                 k + 1 >= len(words) or words[k + 1] not in _BEFORE_A_REQUEST):
             return False  # "I write Solidity for a living" says what the user does; "can I get", "I need to" ask
         if word not in _FILLERS and word not in _BEFORE_A_REQUEST:
-            if word == "do":  # "do a security review" asks for work; "do you ever get tired …?" asks a question,
-                # and the Polish "do startupu" means "to a startup"
-                return k + 1 < len(words) and words[k + 1] in _DONE_THINGS
-            return word in _REQUEST_VERBS
+            return _request_verb_at(words, k)
     return False
+
+
+def _request_verb_at(words: list[str], k: int) -> bool:
+    """Word `k` is a request verb. "do" is one only before what is to be done: "do a security review"
+    asks for work; "do you ever get tired …?" asks a question, and the Polish "do startupu" means "to
+    a startup"."""
+    if words[k] == "do":
+        return k + 1 < len(words) and words[k + 1] in _DONE_THINGS
+    return words[k] in _REQUEST_VERBS
 
 
 def requests_work(ask: str) -> bool:
@@ -266,10 +272,8 @@ def asks_for_work(ask: str) -> bool:
 
 def _opens_a_request(segment: str) -> bool:
     """The segment's first word after fillers is a request verb."""
-    for word in _WORD.findall(segment, 0, 80):
-        if word not in _FILLERS:
-            return word in _REQUEST_VERBS
-    return False
+    words = _WORD.findall(segment, 0, 80)
+    return next((_request_verb_at(words, k) for k, word in enumerate(words) if word not in _FILLERS), False)
 
 
 def _asks_or_requests(segment: str) -> bool:
