@@ -19,7 +19,7 @@ from typing import NamedTuple
 from rapidfuzz import fuzz, process
 
 from proxy.core.routing.cognates import english_spellings
-from proxy.core.routing.lexicon import LEXICON, Lexicon, fold_accents
+from proxy.core.routing.lexicon import LEXICON, Lexicon, fold_accents, may_be_turkish
 from proxy.core.routing.term_index import PostingList, RoutingIndex
 from proxy.core.routing.tokens import (
     FOREIGN_STOPWORDS,
@@ -93,9 +93,9 @@ def warm_lexicon() -> None:
 
 
 @lru_cache(maxsize=1 << 16)
-def _default_word_terms(word: str) -> tuple[QueryTerm, ...]:
+def _default_word_terms(word: str, turkish: bool) -> tuple[QueryTerm, ...]:
     """The terms the default lexicon gives a word on its own (none for most words)."""
-    english = LEXICON.lookup_word(word)
+    english = LEXICON.lookup_word(word, turkish)
     return _expand(english, LEXICON_WEIGHT, word) if english else ()
 
 
@@ -105,14 +105,15 @@ def _lexicon_terms(split: SplitText, lexicon: Lexicon) -> list[QueryTerm]:
         for key, english in lexicon.lookup_cjk(run):
             out.extend(_expand(english, CJK_LEXICON_WEIGHT, key))
     plain, heads, default = split.words, lexicon.phrase_words, lexicon is LEXICON
+    turkish = may_be_turkish(plain)
     for i, word in enumerate(plain):
         hit = lexicon.lookup_phrase(plain, i) if word in heads else None  # only a listed head starts a phrase
         if hit is None and word in FOREIGN_STOPWORDS:  # a function word is never read as a listed word's form
             continue  # (Indonesian dalam is not the Turkish dal, Polish też not the Turkish tez)
         if hit is None and default:
-            out.extend(_default_word_terms(word))
+            out.extend(_default_word_terms(word, turkish))
             continue
-        key, word_english = hit if hit is not None else (word, lexicon.lookup_word(word))
+        key, word_english = hit if hit is not None else (word, lexicon.lookup_word(word, turkish))
         if word_english:
             out.extend(_expand(word_english, LEXICON_WEIGHT, key))
     return out

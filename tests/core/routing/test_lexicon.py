@@ -15,6 +15,7 @@ from proxy.core.routing.lexicon import (
     fold_accents,
     indonesian_roots,
     is_turkish_suffix_chain,
+    may_be_turkish,
     parse_entries,
     read_entries,
 )
@@ -79,6 +80,19 @@ def test_turkish_words_are_stripped_of_stacked_suffixes() -> None:
     assert LEXICON.lookup_word("dosyalarını") == LEXICON.lookup_word("dosya") is not None
     assert LEXICON.lookup_word("düzeltir") == LEXICON.lookup_word("düzeltmek") is not None  # a verb stem
     assert LEXICON.lookup_word("kitaplarından") is None
+
+
+def test_turkish_suffixes_are_stripped_only_in_a_message_that_may_be_turkish() -> None:
+    assert LEXICON.lookup_word("añadir") and LEXICON.lookup_word("dónde")  # Turkish ana+dir (main), don+de (freeze)
+    assert not LEXICON.lookup_word("añadir", turkish=False) and not LEXICON.lookup_word("dónde", turkish=False)
+    assert not LEXICON.lookup_word("dosyalarını", turkish=False)
+    assert LEXICON.lookup_word("tabelę", turkish=False) is not None  # other languages' endings still count
+    assert not may_be_turkish("dónde puedo añadir la tabla en mi proyecto".split())  # Spanish, no Turkish sign
+    assert not may_be_turkish("what do you think about this".split())
+    assert may_be_turkish("bu hafta veritabanını yedekle".split())  # bu: a Turkish function word
+    assert may_be_turkish("veritabanı yedeği la de".split())  # a Turkish letter
+    assert may_be_turkish("veritabani yedegi".split())  # too few words to tell: Turkish stays possible
+    assert may_be_turkish("hitung jam terbit dan ubah koordinatnya".split())  # Indonesian shares its loanwords
 
 
 def test_indonesian_words_are_looked_up_without_their_affixes() -> None:

@@ -20,7 +20,7 @@ from importlib import resources
 from types import MappingProxyType
 from typing import NamedTuple, Protocol
 
-from proxy.core.routing.tokens import CJK_RUN, normalize, words
+from proxy.core.routing.tokens import CJK_RUN, FOREIGN_STOPWORDS, STOPWORDS, normalize, words
 
 
 # How the words of an inflecting Latin-script language find their listed form when they are not
@@ -112,6 +112,38 @@ _TURKISH_PRESENT = ("iyor", "uyor")
 _TURKISH_DEPTH = 4
 _TURKISH_STEM_MIN = 3
 _TURKISH_INFINITIVES = ("mak", "mek")
+# A Turkish suffix chain fits many words of other languages (Spanish semana is sema+na, a schema;
+# añadir is ana+dir; Indonesian bulan is bul+an), so the Turkish table is searched by suffixes only
+# in a message that may be Turkish: one with a Turkish letter or function word, or with too few
+# function words of other languages to tell (a bare list of terms, a language with no table).
+_TURKISH_LETTERS = frozenset("ığş")
+_TURKISH_FUNCTION_WORDS = frozenset("""
+ve ile bir için icin gibi çok cok daha ama veya nasıl nasil neden niye hangi bana beni benim sana senin bizim
+bize olarak olan yok var lütfen lutfen şey sey tüm tum bütün butun kadar sonra önce şimdi simdi artık artik
+değil degil gerek lazım lazim istiyorum mı mu mü misin musun miyim muyum mısın
+""".split())
+# Indonesian spells the international words it shares with Turkish alike (koordinat, sertifikasi,
+# format) and adds suffixes too (koordinatnya), so its function words do not rule Turkish out.
+_INDONESIAN_FUNCTION_WORDS = frozenset("""
+yang dan dari untuk dengan pada dalam ini itu adalah akan sudah belum tidak bukan ada bisa dapat saya aku
+kami kita kamu anda dia mereka tolong mohon agar supaya karena jika kalau atau juga saja hanya lebih sangat
+bagaimana apakah kenapa mengapa sebuah seorang oleh sebagai bahwa tersebut lagi ingin mau perlu harus nya dong sih
+""".split())
+_OTHER_FUNCTION_WORDS = (STOPWORDS | FOREIGN_STOPWORDS) - _TURKISH_FUNCTION_WORDS - _INDONESIAN_FUNCTION_WORDS
+_OTHER_LANGUAGE_MIN = 2  # function words of other languages that rule Turkish out, with no Turkish sign
+
+
+def may_be_turkish(plain: Sequence[str]) -> bool:
+    """Whether a message of these plain words may be Turkish (see _TURKISH_FUNCTION_WORDS)."""
+    if not _TURKISH_FUNCTION_WORDS.isdisjoint(plain):
+        return True
+    other = 0
+    for word in plain:
+        if word in _OTHER_FUNCTION_WORDS:
+            other += 1
+            if other >= _OTHER_LANGUAGE_MIN:
+                return any(not _TURKISH_LETTERS.isdisjoint(w) for w in plain)
+    return True
 
 # Indonesian builds words with prefixes and suffixes around a root (`uji` → `pengujian`,
 # `diuji`; `simpan` → `menyimpan`); a nasal prefix replaces the root's first letter (men+tulis →
@@ -312,9 +344,10 @@ class Lexicon:
                 return folded[:end], english
         return None
 
-    def lookup_word(self, word: str) -> str | None:
+    def lookup_word(self, word: str, turkish: bool = True) -> str | None:
         """The English for a Latin-script word: as written, without accents, then without an
-        inflection ending, suffixes or affixes of the language of a listed word (see `inflected`)."""
+        inflection ending, suffixes or affixes of the language of a listed word (see `inflected`);
+        Turkish suffixes only when `turkish` (the message may be Turkish: `may_be_turkish`)."""
         hit = self.words.get(word)
         if hit is not None:
             return hit
@@ -325,6 +358,8 @@ class Lexicon:
         if hit is not None or len(folded) < 5:
             return hit
         for finder in self.inflected:
+            if not turkish and isinstance(finder, TurkishWords):
+                continue
             hit = finder.find(folded)
             if hit is not None:
                 return hit
