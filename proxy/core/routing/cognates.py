@@ -44,6 +44,21 @@ _ENDINGS: dict[str, str] = {
     "izacja": "ization",
     # tr and id -ik, -if for -ic, -ive (sembolik, otomatik, analitik; interaktif, kreatif, efektif)
     "ik": "ic", "if": "ive",
+    # Romance words a table lacks, folded: es -ción/-ciones, -idad, -ivo, -ista, -ismo, -ico,
+    # -oso, -encia, -izar, -ificar, -mente, -ado (transiciones, severidad, alternativo,
+    # minimalista, automáticamente, deduplicados); it -zione/-zioni, -ità, -izzare, -enza;
+    # fr -ité, -ique, -isme, -iser, -ifier
+    "aciones": "ations", "iciones": "itions", "ciones": "tions", "acion": "ation", "icion": "ition", "cion": "tion",
+    "siones": "sions", "idades": "ities", "idad": "ity",
+    "ivos": "ive", "ivas": "ive", "ivo": "ive", "iva": "ive", "ivi": "ive",
+    "istas": "ists", "ista": "ist", "isti": "ists", "ismo": "ism", "isme": "ism", "iste": "ist",
+    "icos": "ic", "icas": "ic", "ico": "ic", "ica": "ic", "ici": "ic", "iche": "ic", "iques": "ic", "ique": "ic",
+    "osos": "ous", "osas": "ous", "oso": "ous", "osa": "ous",
+    "encia": "ence", "ancia": "ance", "enza": "ence", "anza": "ance",
+    "izar": "ize", "izzare": "ize", "iser": "ize", "ificar": "ify", "ificare": "ify", "ifier": "ify",
+    "icamente": "ically", "amente": "ly", "mente": "ly",
+    "ados": "ated", "adas": "ated", "ado": "ated", "ada": "ated",
+    "zioni": "tions", "zione": "tion", "izzazione": "ization", "ita": "ity", "ite": "ity",
 }
 # Letters Turkish and Indonesian write their own way in Greek and Latin words, tried one at a time
 # after k → c: sy, ty and ph are si, ti and f (simbolik symbolic, sistem system, tipe type, grafik
@@ -52,6 +67,8 @@ _ENDINGS: dict[str, str] = {
 _LETTERS: tuple[tuple[str, str], ...] = (
     ("sim", "sym"), ("sem", "sym"), ("sin", "syn"), ("sis", "sys"), ("tip", "typ"), ("f", "ph"), ("cs", "x"),
 )
+# Spanish and Portuguese put an e before an s and a consonant at a word's start (estructura, escalar).
+_PROTHETIC_BEFORE = frozenset("cptqm")
 _LONGEST_ENDING = max(len(e) for e in _ENDINGS)
 _MIN_LETTERS = 5
 
@@ -75,6 +92,8 @@ def english_spellings(word: str) -> tuple[str, ...]:
         forms += [lettered.replace(a, b) for a, b in _LETTERS if a in lettered]
         if lettered.startswith("s"):
             forms.append("c" + lettered[1:])
+        if lettered.startswith("es") and lettered[2:3] in _PROTHETIC_BEFORE:  # es/pt especificación, estructura
+            forms.append(lettered[1:])
         for form in forms:
             if form != word and form not in found:
                 found.append(form)

@@ -52,6 +52,7 @@ TYPO_CACHE_SIZE = 4096  # typo repairs remembered per index (a repair only depen
 LOANWORD_WEIGHT = CJK_LEXICON_WEIGHT  # a loanword heard as a catalog word weighs what a listed CJK word does
 LOANWORD_CACHE_SIZE = 4096  # CJK runs whose loanwords are remembered per index
 _UNSEEN = object()
+_LEXICON_VIA = "lexicon:"
 
 
 class QueryTerm(NamedTuple):
@@ -77,7 +78,7 @@ def _add(found: dict[str, QueryTerm], term: QueryTerm) -> None:
 
 @lru_cache(maxsize=1 << 14)
 def _expand(english: str, weight: float, key: str) -> tuple[QueryTerm, ...]:
-    via = f"lexicon:{key}"
+    via = f"{_LEXICON_VIA}{key}"
     found = [QueryTerm(t, weight, via) for t in terms(english)]
     return tuple(found + [QueryTerm(p, weight * PHRASE_WEIGHT, via) for p in phrases(english)])
 
@@ -119,11 +120,12 @@ def _lexicon_terms(split: SplitText, lexicon: Lexicon) -> list[QueryTerm]:
     return out
 
 
-def _cognate_terms(words: list[str], postings: Mapping[str, PostingList]) -> list[QueryTerm]:
-    """For the first unknown words, the English spelling of each the index holds, if any."""
+def _cognate_terms(words: list[str], postings: Mapping[str, PostingList], read: set[str]) -> list[QueryTerm]:
+    """For the first unknown words, those the lexicon did not read (`read`) first, the English spelling of
+    each the index holds, if any."""
     out: list[QueryTerm] = []
     tried = 0
-    for word in words:
+    for word in sorted(words, key=read.__contains__):
         if len(word) < COGNATE_MIN_LETTERS or word in STOPWORDS or word in FOREIGN_STOPWORDS or stem(word) in postings:
             continue
         tried += 1
@@ -190,15 +192,22 @@ def split_query_terms(split: SplitText, index: RoutingIndex, lexicon: Lexicon = 
     for phrase in word_phrases(split.words):
         if phrase not in found:
             found[phrase] = QueryTerm(phrase, PHRASE_WEIGHT, "phrase")
+    vias: set[str] = set()
     for lexicon_term in _lexicon_terms(split, lexicon):
         _add(found, lexicon_term)
+        vias.add(lexicon_term.via)
+    # The words the lexicon read are tried last for international spellings and typos, so a message full
+    # of them (a Spanish one) still spends those budgets on the words nothing else read (transiciones).
+    read = {word for via in vias for word in via[len(_LEXICON_VIA):].split(" ")}
     if split.cjk_runs:
         for loanword in _loanword_terms(split, index):
             _add(found, loanword)
     postings = index.postings
-    for cognate in _cognate_terms(split.words, postings):
+    for cognate in _cognate_terms(split.words, postings, read):
         _add(found, cognate)
-    unknown = [t.term for t in found.values() if not t.via and t.term not in postings]
+    read_terms = {stem(word) for word in read}
+    unknown = sorted((t.term for t in found.values() if not t.via and t.term not in postings),
+                     key=read_terms.__contains__)
     for unknown_term in unknown[:MAX_FUZZY]:
         repaired = _fuzzy_term(unknown_term, index)
         if repaired is not None:

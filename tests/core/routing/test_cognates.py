@@ -34,3 +34,15 @@ def test_turkish_and_indonesian_letters_of_greek_and_latin_words() -> None:
     assert "graphic" in english_spellings("grafik")  # f is ph
     assert "complex" in english_spellings("kompleks")  # ks is x
     assert "certification" in english_spellings("sertifikasi")  # an opening s is a c
+
+
+def test_romance_endings_a_table_lacks() -> None:
+    assert english_spellings("transiciones")[0] == "transitions"  # es -ciones
+    assert english_spellings("severidad")[0] == "severity"  # es -idad
+    assert english_spellings("minimalista")[0] == "minimalist"
+    assert english_spellings("alternativo")[0] == "alternative"
+    assert english_spellings("automaticamente")[0] == "automatically"  # folded from automáticamente
+    assert english_spellings("visualizzazione")[0] == "visualization"  # it -izzazione
+    assert english_spellings("qualita")[0] == "quality"  # it -ità, folded
+    assert english_spellings("securite")[0] == "security"  # fr -ité, folded
+    assert "specification" in english_spellings("especificacion")  # es: the e before s and a consonant goes

@@ -55,6 +55,13 @@ def test_an_international_word_of_a_language_without_a_table_reaches_its_english
     assert found.get(stem("security")) == "cognate:securitate"
 
 
+def test_words_the_lexicon_read_do_not_use_up_the_international_spellings() -> None:
+    # eight Spanish words the lexicon reads, none a catalog word, before a Dutch one it does not
+    text = "despliegue rendimiento servidor contraseña producción pruebas errores registros documentatie"
+    found = {t.term: t.via for t in query_terms(text, COGNATE_INDEX)}
+    assert found.get(stem("documentation")) == "cognate:documentatie"
+
+
 def test_a_spelling_the_index_does_not_hold_adds_nothing() -> None:
     found = query_terms("optimalisatie vertaling", COGNATE_INDEX)
     assert not any(t.via.startswith("cognate:") for t in found)
