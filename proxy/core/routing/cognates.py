@@ -66,10 +66,16 @@ _ENDINGS: dict[str, str] = {
 # certification, sel cell).
 _LETTERS: tuple[tuple[str, str], ...] = (
     ("sim", "sym"), ("sem", "sym"), ("sin", "syn"), ("sis", "sys"), ("tip", "typ"), ("f", "ph"), ("cs", "x"),
+    # Polish writes v as w and si as sy (serwer server, wersja version, symulator simulator)
+    ("w", "v"), ("sym", "sim"),
 )
 # Spanish and Portuguese put an e before an s and a consonant at a word's start (estructura, escalar).
 _PROTHETIC_BEFORE = frozenset("cptqm")
 _LONGEST_ENDING = max(len(e) for e in _ENDINGS)
+# Polish and Czech decline the English words and names they borrow: na TikToku, w YouTubie, z Modalem,
+# na serwerze, mikroinfluencerów (folded: ow). The word less one such ending may be the catalog's word.
+_CASE_ENDINGS = frozenset("u ie em ze ow ach ami owi om".split())
+_CASE_STEM_MIN = 4
 _MIN_LETTERS = 5
 
 
@@ -84,6 +90,10 @@ def english_spellings(word: str) -> tuple[str, ...]:
         english = _ENDINGS.get(word[-size:])
         if english is not None:
             bases.insert(0, word[:-size] + english)
+            break
+    for size in range(3, 0, -1):  # a Slavic case ending on a word spelt the English way (tiktoku, serwerze)
+        if word[-size:] in _CASE_ENDINGS and len(word) - size >= _CASE_STEM_MIN:
+            bases.append(word[:-size])
             break
     found: list[str] = []
     for base in bases:

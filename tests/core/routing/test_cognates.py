@@ -46,3 +46,13 @@ def test_romance_endings_a_table_lacks() -> None:
     assert english_spellings("qualita")[0] == "quality"  # it -ità, folded
     assert english_spellings("securite")[0] == "security"  # fr -ité, folded
     assert "specification" in english_spellings("especificacion")  # es: the e before s and a consonant goes
+
+
+def test_a_borrowed_word_declined_the_slavic_way_finds_its_english_spelling() -> None:
+    assert "tiktok" in english_spellings("tiktoku")  # pl: na TikToku
+    assert "modal" in english_spellings("modalu")
+    assert "server" in english_spellings("serwerze")  # w is v, -ze a locative
+    assert "simulator" in english_spellings("symulatorze")  # sy is si
+    assert "computer" in english_spellings("komputerze")
+    assert "grover" in english_spellings("groverem")  # -em an instrumental
+    assert english_spellings("menu") == ()  # short words pass untouched
