@@ -130,20 +130,17 @@ kami kita kamu anda dia mereka tolong mohon agar supaya karena jika kalau atau j
 bagaimana apakah kenapa mengapa sebuah seorang oleh sebagai bahwa tersebut lagi ingin mau perlu harus nya dong sih
 """.split())
 _OTHER_FUNCTION_WORDS = (STOPWORDS | FOREIGN_STOPWORDS) - _TURKISH_FUNCTION_WORDS - _INDONESIAN_FUNCTION_WORDS
-_OTHER_LANGUAGE_MIN = 2  # function words of other languages that rule Turkish out, with no Turkish sign
+_OTHER_LANGUAGE_MIN = 2  # distinct function words of other languages that rule Turkish out, with no Turkish sign
 
 
 def may_be_turkish(plain: Sequence[str]) -> bool:
     """Whether a message of these plain words may be Turkish (see _TURKISH_FUNCTION_WORDS)."""
     if not _TURKISH_FUNCTION_WORDS.isdisjoint(plain):
         return True
-    other = 0
-    for word in plain:
-        if word in _OTHER_FUNCTION_WORDS:
-            other += 1
-            if other >= _OTHER_LANGUAGE_MIN:
-                return any(not _TURKISH_LETTERS.isdisjoint(w) for w in plain)
-    return True
+    if len(_OTHER_FUNCTION_WORDS.intersection(plain)) < _OTHER_LANGUAGE_MIN:
+        return True
+    written = "".join(plain)
+    return any(letter in written for letter in _TURKISH_LETTERS)
 
 # Indonesian builds words with prefixes and suffixes around a root (`uji` → `pengujian`,
 # `diuji`; `simpan` → `menyimpan`); a nasal prefix replaces the root's first letter (men+tulis →
