@@ -83,11 +83,11 @@ def test_turkish_words_are_stripped_of_stacked_suffixes() -> None:
 
 
 def test_turkish_suffixes_are_stripped_only_in_a_message_that_may_be_turkish() -> None:
-    assert LEXICON.lookup_word("añadir") and LEXICON.lookup_word("dónde")  # Turkish ana+dir (main), don+de (freeze)
-    assert not LEXICON.lookup_word("añadir", turkish=False) and not LEXICON.lookup_word("dónde", turkish=False)
+    assert LEXICON.lookup_word("deporte") and LEXICON.lookup_word("dónde")  # Turkish depo+rte, don+de (freeze)
+    assert not LEXICON.lookup_word("deporte", turkish=False) and not LEXICON.lookup_word("dónde", turkish=False)
     assert not LEXICON.lookup_word("dosyalarını", turkish=False)
     assert LEXICON.lookup_word("tabelę", turkish=False) is not None  # other languages' endings still count
-    assert not may_be_turkish("dónde puedo añadir la tabla en mi proyecto".split())  # Spanish, no Turkish sign
+    assert not may_be_turkish("dónde puedo poner la tabla en mi proyecto".split())  # Spanish, no Turkish sign
     assert not may_be_turkish("what do you think about this".split())
     assert may_be_turkish("bu hafta veritabanını yedekle".split())  # bu: a Turkish function word
     assert may_be_turkish("veritabanı yedeği la de".split())  # a Turkish letter
