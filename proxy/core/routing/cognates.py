@@ -1,4 +1,4 @@
-"""International words of languages without a lexicon table, spelt the English way.
+"""International words of languages without a lexicon table, and words the tables lack, spelt the English way.
 
 Much of the vocabulary skills are described with is Latin or Greek and is written alike across
 Europe, with a language's own endings and letters: Dutch `documentatie`, Czech `dokumentace`,

@@ -112,10 +112,10 @@ _TURKISH_PRESENT = ("iyor", "uyor")
 _TURKISH_DEPTH = 4
 _TURKISH_STEM_MIN = 3
 _TURKISH_INFINITIVES = ("mak", "mek")
-# A Turkish suffix chain fits many words of other languages (Spanish semana is sema+na, a schema;
-# añadir is ana+dir; Indonesian bulan is bul+an), so the Turkish table is searched by suffixes only
-# in a message that may be Turkish: one with a Turkish letter or function word, or with too few
-# function words of other languages to tell (a bare list of terms, a language with no table).
+# A Turkish suffix chain fits many words of other languages (Spanish dónde is don+de, frozen;
+# deporte is depo+r+te, a repository; French donné the same), so the Turkish table is searched by
+# suffixes only in a message that may be Turkish: one with a Turkish letter or function word, or with
+# too few function words of other languages to tell (a bare list of terms, a language with no table).
 _TURKISH_LETTERS = frozenset("ığş")
 _TURKISH_FUNCTION_WORDS = frozenset("""
 ve ile bir için icin gibi çok cok daha ama veya nasıl nasil neden niye hangi bana beni benim sana senin bizim
