@@ -132,11 +132,32 @@ _DIFFERENCES: PatternTable = (
     (("翻译", "翻譯", "怎么说", "何と", "영어로"),
      r"翻译成(?:英文|中文|日文|英语)|翻譯成(?:英文|中文|日文)|用英[文语]怎么说|英語で何と|영어로 (?:뭐|어떻게)"),
 )
+# Whether two names are one thing ("RGPD c'est la même chose que GDPR ?", "is SSO the same as SAML?"), unless
+# asked of the user's own things ("is the staging database the same as prod? our migration …").
+_SAMENESS: PatternTable = (
+    (("same",), r"\b(?:is|are) [\w ./+#-]{1,30}? (?:the same (?:thing )?as|just another (?:name|word) for)\b"),
+    (("même", "mismo", "mesma", "gleiche", "dasselbe", "selbe", "stessa", "самое", "samo", "aynı", "ayni", "giống",
+      "giong"),
+     r"\b(?:la même chose que|(?:es|son) lo mismo que|(?:é|e|são) a mesma coisa que|(?:das )?(?:gleiche|dasselbe|"
+     r"das selbe) wie|(?:è|e) la stessa cosa|то же самое|to samo co|aynı şey mi|ayni sey mi|giống nhau không|"
+     r"giong nhau khong)"),
+    (("一回事", "同じ", "같은"),
+     r"是一回事|是同一个东西|是同一個東西|同じ(?:もの|意味)(?:ですか|なの|\?|？)|같은 (?:거|건가요|말인가요)"),
+)
+# The user's own things (Turkish mi and Italian ma are a particle and "but", not "my").
+_OWN = re.compile(r"\b(?:we|i|me|us|my|our|this|these|mein\w*|unser\w*|mis|mon|mes|meu|minha|nosso|nossa|"
+                  r"nuestr[oa]|notre|mio|mia|nostr[oa]|мой|моя|наш\w*|mój|moja|nasz\w*)\b")
 # What a term means: "what is a lead magnet in marketing", "what even is a pitch deck?", "whats idempotent
 # mean in REST apis", "qué es un webhook", "什么是递归". Only a term with an article (or an acronym's "stand for",
 # above), ended by the question: "what is the best way to …", "what is wrong with …", "what does this error
 # mean" ask about the user's own work.
 _TERM = r"[\w./+#-]+(?: [\w./+#-]+){0,3}"
+_QUOTED = rf"['\"“«]?{_TERM}['\"”»]?"
+# Words that point at the user's own thing ("this error", "mi código", "наш план"): a meaning asked of
+# one is help with the user's own problem.
+_POINTED = (r"(?:this|that|my|our|este|esta|esse|essa|isso|isto|ce|cet|cette|ça|ca|dieser|diese|dieses|das|mein\w*|"
+            r"unser\w*|questo|questa|quest'|mi|mis|mon|ma|mes|meu|minha|nosso|nossa|nuestr[oa]|notre|mio|mia|nostr[oa]|"
+            r"это|этот|эта|мой|моя|наш\w*|ten|ta|to|mój|moja|nasz\w*|bu|şu|ini|itu|này|đó)\b")
 _DEFINITIONS: PatternTable = (
     (("what", "whats"),
      rf"^(?:so |ok |okay |quick q:? |quick question:? )?what(?: even)?(?: is|'s|s| are)(?: even)? (?:a|an) "
@@ -151,10 +172,25 @@ _DEFINITIONS: PatternTable = (
     (("qué", "que", "was", "qu'est-ce"),
      rf"^¿?(?:qu[ée] es (?:un|una)|was (?:ist|sind) (?:ein|eine|eigentlich ein|eigentlich eine)|"
      rf"qu'est-ce qu'(?:un|une)|c'est quoi (?:un|une)) {_TERM}(?:\?|$)"),
-    (("что", "é", "e", "cos'è", "cosè", "cos", "co", "nedir", "itu", "là", "la"),
+    (("что", "é", "e", "cos'è", "cosè", "cos", "co", "nedir", "demek", "anlama", "itu", "artinya", "là", "la", "gi"),
      rf"^(?:что такое|o que (?:é|e|significa) (?:um|uma)?|(?:che )?cos(?:'| )?è (?:un|una|uno|un')?|co to jest|"
      rf"apa itu|apa sih) ?{_TERM}(?: (?:в двух словах|простыми словами|w skrócie|singkatnya))?(?:\?|$)|"
      rf"^{_TERM} (?:nedir|ne demek|ne anlama gelir|là gì|la gi|itu apa|artinya apa)(?: (?:kısaca|ya|sih))?(?:\?|$)"),
+    # "what does X mean", said the way each language says it: "o que quer dizer churn?", "was bedeutet SLA?",
+    # "KPI significa o quê?", "что значит MVP?", "ROI nghĩa là gì"; never of this error, my code, our plan
+    (("meaning",), rf"^what(?:'s| is) the meaning of (?!{_POINTED}){_QUOTED} ?(?:\?|$)"),
+    (("significa", "quer", "quiere", "veut", "signifie", "bedeutet", "heißt", "heisst", "vuol", "значит", "означает",
+      "znaczy", "oznacza", "arti", "artinya", "maksud", "maksudnya"),
+     rf"^¿?(?:(?:o )?que (?:significa|quer dizer)|qu[ée] (?:significa|quiere decir)|que (?:veut dire|signifie)|"
+     rf"was (?:bedeutet|hei(?:ß|ss)t)|(?:cosa|che) (?:significa|vuol dire)|что (?:значит|означает)|"
+     rf"co (?:znaczy|oznacza)|apa (?:arti|maksud)(?:nya)?(?: dari)?) (?!{_POINTED}){_QUOTED} ?(?:\?|$)"),
+    (("significa", "quer", "veut", "значит", "означает", "anlamı", "anlami", "maksudnya", "nghĩa", "nghia"),
+     rf"^(?!{_POINTED}){_QUOTED} (?:significa o qu[eê]|quer dizer o qu[eê]|(?:ça |ca )?veut dire quoi|значит|"
+     rf"означает|(?:ne )?anlam[ıi] ne|maksudnya apa|(?:có )?nghĩa là gì|nghia la gi)(?: mesmo| exactement)? ?(?:\?|$)"),
+    (("意思", "意味", "って", "뜻"),
+     r"^[^、。，,这這它]{1,15}(?:是什么意思|是什麼意思|什么意思|什麼意思)[？?]?$|"
+     r"^[^、。これそ]{1,15}(?:って(?:何|なに|どういう意味)|の意味は)(?:ですか)?[？?]?$|"
+     r"^[^,이그]{1,15}(?:이|가)? ?(?:무슨 뜻|뜻이 뭐)(?:이야|이에요|인가요|예요|에요|야)?[？?]?$"),
     (("什么是", "什麼是", "とは", "란"),
      r"^(?:请问)?(?:什么是|什麼是)[^，,。这這]{1,12}[？?]?$|^[^、。]{1,12}とは(?:何|なん|なに)(?:ですか)?[？?]?$|"
      r"^[^,]{1,12}(?:이)?란 (?:무엇인가요|뭐예요|뭔가요)[？?]?$"),
@@ -168,6 +204,7 @@ _CHOICE = re.compile(r"\b(?:which|should|recommend|for (?:my|our))\b|哪个|該�
 _FACT_SHAPES = triggered(_FACTS)
 _DIFFERENCE_SHAPES = triggered(_DIFFERENCES)
 _DEFINITION_SHAPES = triggered(_DEFINITIONS)
+_SAMENESS_SHAPES = triggered(_SAMENESS)
 
 
 def asks_for_a_fact(ask: str) -> bool:
@@ -178,5 +215,7 @@ def asks_for_a_fact(ask: str) -> bool:
         return False
     words = plain_words(ask)
     if first_match(_FACT_SHAPES, ask, words) or first_match(_DEFINITION_SHAPES, ask.strip(), words):
+        return True
+    if first_match(_SAMENESS_SHAPES, ask, words) is not None and _OWN.search(ask) is None:
         return True
     return first_match(_DIFFERENCE_SHAPES, ask, words) is not None and _CHOICE.search(ask) is None

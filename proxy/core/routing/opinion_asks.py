@@ -83,6 +83,12 @@ _FOREIGN_OPINION: PatternTable = (
      r"prediksi(?:mu| lo| lu| kamu))"),
     (("대체", "없어질", "置き換", "取って代わ", "取代", "淘汰"),
      r"대체(?:할|될)까|없어질까|置き換わる|取って代わ|取代|淘汰"),
+    # "do you think (that) …" said with the verb last: "꼭 필요하다고 생각하세요?", "必要だと思いますか？", and the
+    # side the model takes: "sen hangi taraftasın", "sen olsan hangisini seçerdin"
+    (("생각하세요", "생각해", "생각하니", "생각하나요", "생각해요", "생각하십니까", "思いますか", "思う", "思います"),
+     r"(?:다고|라고|다는 게|는 게|할까|일까) ?생각(?:하세요|해|하니|하나요|해요|하십니까)|"
+     r"(?:と|って)思(?:いますか|う[?？]|います[?？])"),
+    (("taraftasın", "taraftasin", "dersin", "olsan"), r"\b(?:hangi taraftas[ıi]n|sen ne dersin|sen olsan)\b"),
     # questions about the model itself: "are you claude or chatgpt under the hood", "what's your knowledge
     # cutoff?", "do you mind writing marketing copy all day or is that boring for an AI"
     (("claude", "chatgpt", "gpt", "gemini", "llama", "ai", "bot", "robot", "human", "conscious", "sentient", "alive"),
@@ -120,7 +126,7 @@ _THEIR_OWN = re.compile(r"\b(?:i|we|us|my|our|this|these|attached|below|here's|h
 _FOREIGN_OWN = re.compile(
     r"\b(?:ich|wir|mein\w*|unser\w*|dies\w*|yo|mi|mis|nuestr[oa]s?|est[eoa]s?|je|j'|nous|mon|mes|notre|nos|"
     r"cette|eu|meu|minha|nosso|nossa|ess[ea]|isso|io|mio|mia|miei|nostr[oaie]|quest[oaie]|"
-    r"я|мы|мой|моя|моё|мое|мои|наш\w*|этот|эта|это|эти|ja|my|mój|moja|moje|nasz\w*|ten|ta|"
+    r"я|мы|мой|моя|моё|мое|мои|наш\w*|этот|эта|эти|этом|этой|этих|этим|этого|ja|my|mój|moja|moje|nasz\w*|ten|ta|"
     r"ben|biz|benim|bizim|bu|şu|saya|aku|gue|gw|kami|kita|ini|tôi|mình|minh|chúng tôi|này|nay)\b"
     r"|(?:^|\s)(?:내|제|이) |우리|저희|私|僕|俺|うち|この|我|这个|這個|这|這"
 )

@@ -49,7 +49,7 @@ voglio vorrei vogliamo serve servono devo dobbiamo bisogno aiuto aiutami
 chcę chce chcemy chciałbym chciałabym potrzebuję potrzebuje potrzebujemy trzeba muszę musimy powinienem pomóż
 istiyorum istiyoruz lazım lazim gerek gerekiyor gerekli lütfen lutfen yardım yardim
 ingin mau perlu butuh harus tolong bantu mohon
-muốn cần phải giúp hãy nhờ
+muốn cần giúp hãy nhờ
 """.split())
 # Of those, the ones that say the user needs or wants something (not "should": "how should I …" asks).
 _WANTS = frozenset("""
@@ -171,6 +171,14 @@ _VENTING = triggered((
      r"necesitaba desahogarme|desabafo|desabafando|desabafar|je (?:r[âa]le|vide mon sac)|coup de gueule|"
      r"dampf ablassen|musste raus|mi sfogo|sfogarmi|volevo sfogarmi|wylać żale|musiałem się wyżalić|cuma curhat|"
      r"curhat aja|sadece dert yanıyorum|içimi dökmek|chỉ muốn than|than thở chút)\b"),
+    # "don't mind me", said outright: what comes before it asks nothing
+    (("mind", "ignore", "whining", "complaining", "ною", "внимания", "caso", "quejo", "attention", "plains", "liga",
+      "reclamando", "lamento", "uwagi", "narzekam", "takma", "abaikan", "ngeluh", "kệ", "ignorier", "jammere"),
+     r"\b(?:don'?t mind me|ignore me|just (?:whining|complaining)|(?:просто )?ною|не обращай(?:те)? внимания|"
+     r"no me hagas caso|solo me quejo|(?:ne )?fais pas attention|je me plains|n[ãa]o liga|s[óo] reclamando|"
+     r"non farci caso|mi lamento e basta|nie zwracaj uwagi|tylko narzekam|takma kafana|abaikan aja|cuma ngeluh|"
+     r"kệ mình|ignorier mich|ich jammere nur)\b"),
+    (("気にしないで", "신경", "别理我", "別理我", "不用理我"), r"気にしないで|신경 ?쓰지 ?마|别理我|別理我|不用理我"),
     (("吐槽", "牢骚", "牢騷", "愚痴", "하소연", "푸념"),
      r"只是吐槽|吐槽一下|发个牢骚|發個牢騷|愚痴です|愚痴らせて|하소연|푸념"),
 ))

@@ -59,6 +59,28 @@ FACT_QUESTIONS = (
     "сколько лет уже существует Linear?",
     "Godotってどこの国で生まれたエンジンなんですか？",
     "where was Python invented?",
+    # what a term means, in the word order of each language
+    "what is the meaning of 'idempotent'?",
+    "o que quer dizer SLA?",
+    "churn significa o quê?",
+    "¿Qué significa ARPU?",
+    "que veut dire MRR ?",
+    "Was bedeutet DSGVO?",
+    "cosa vuol dire deploy?",
+    "что значит MVP?",
+    "co oznacza skrót ROI?",
+    "backlog ne anlama gelir?",
+    "apa arti dari retention?",
+    "cohort nghĩa là gì",
+    "SaaS是什么意思？",
+    "スクラムって何？",
+    "MAU가 무슨 뜻이야?",
+    # whether two names are one thing
+    "is SSO the same as SAML?",
+    "le RGPD c'est la même chose que le GDPR ?",
+    "¿la IA generativa es lo mismo que un LLM?",
+    "ist DevOps das gleiche wie SRE?",
+    "CI và CD giống nhau không?",
 )
 TASKS = (
     "what does this error mean: KeyError 'user_id' in views.py line 40",
@@ -84,6 +106,10 @@ TASKS = (
     "how many users does our app have per day? pull it from the events table",
     "did you create the migration for the orders table?",
     "how old is this cache entry allowed to get before we refresh it?",
+    "¿qué significa este error en mi consola?",
+    "что значит эта ошибка в логах?",
+    "这个报错是什么意思？",
+    "is the staging database the same as prod? our migration only ran on one",
 )
 
 

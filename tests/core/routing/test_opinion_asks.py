@@ -36,6 +36,12 @@ from tests.core.routing.test_router import make_skill
     ("Kotlin Multiplatform bakal ngalahin Flutter ga?", "bakal ngalahin"),
     ("Next.js se está volviendo demasiado complicado, ¿no crees?", "no crees"),
     ("AI 때문에 신입 개발자 채용 진짜 없어질까요?", "없어질까"),
+    # "do you think that …" with the verb last, and the side the model takes
+    ("재택근무가 생산성에 더 좋다고 생각하세요?", "다고 생각하세요"),
+    ("スタートアップでスクラムは必要だと思いますか？", "と思いますか"),
+    ("Vim mi VS Code mu? Ekipte herkes tartışıyor, sen hangi taraftasın?", "hangi taraftasın"),
+    # "это" is "it is" as often as "this": no own work in "или это хайп?"
+    ("Как думаешь, Svelte вытеснит React или это хайп?", "как думаешь"),
 ])
 def test_asks_for_an_opinion_are_recognised(text: str, opener: str) -> None:
     assert opinion_ask(normalize(text)) == opener
@@ -52,6 +58,8 @@ def test_asks_for_an_opinion_are_recognised(text: str, opener: str) -> None:
     "AI 코딩 도구에 대해 우리 팀은 어떻게 생각해야 할까?",
     "just curious, how would you index our orders table?",  # their own system
     "do you mind reviewing my PR before lunch?",
+    "что ты думаешь об этом коде?",  # this code
+    "이 코드가 더 낫다고 생각해?",
 ])
 def test_an_opinion_on_their_own_work_is_a_request(text: str) -> None:
     assert opinion_ask(normalize(text)) == ""

@@ -109,6 +109,10 @@ def test_an_ask_for_work_opens_a_clause_with_a_request_verb_or_reports_a_problem
     ("we hit 10k signups this month!! the onboarding redesign actually paid off", "paid off"),
     ("hoy por fin migramos todo a PostgreSQL 16 sin downtime. qué alivio, de verdad", "por fin"),
     ("Nuestra campaña de Google Ads funcionó tan bien que nos vamos todo el equipo a Cancún jajaja", "jajaja"),
+    ("the release train slipped again because of one flaky e2e test. don't mind me", "don't mind me"),
+    ("Der Build ist schon wieder rot wegen Docker. Ignorier mich einfach", "ignorier mich"),
+    ("Đồng nghiệp đẩy code lên main mà không review 🙄 kệ mình nhé", "kệ mình"),
+    ("またデプロイ失敗した…気にしないで", "気にしないで"),
 ])
 def test_venting_and_milestones_ask_for_nothing(text: str, word: str) -> None:
     assert shares_news(normalize(text)) == word
