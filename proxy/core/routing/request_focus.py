@@ -169,6 +169,10 @@ CJK_ANAPHORA = (
 # can't see where any signup came from".
 QUESTION_WORDS = frozenset("what how why which where".split())
 AUXILIARIES = frozenset("should do does did is are was were can could would will to shall must".split())
+# Openers that also open a relative clause after a comma; they ask only in a sentence that ends in a
+# question mark ("I have a CSV, which chart fits best?").
+RELATIVES = frozenset("which who where welche welcher welches wo qui où dove onde quem qual quais quale quali chi "
+                      "где кто który która które kto gdzie dimana".split())
 JOINERS = frozenset("but so and aber pero mais mas ma но ale ama tapi nhưng".split())  # before an inner question
 _EXPLETIVE_BEFORE = frozenset("is was isn't isnt would will does did".split())
 MIN_ASK_WORDS = 2  # an asking clause must name this many things to stand on its own
@@ -258,6 +262,13 @@ _SUBORDINATORS = frozenset("that if whether dass ob wenn que qu si che se что
                            "bahwa kalau rằng".split())
 
 
+def _relative(rest: str) -> bool:
+    """The words after a comma open a relative clause, if anything: "write a Cypher query, which finds
+    common friends" (Polish "…, które znajdzie …", French "…, qui trouve …") describes what is asked."""
+    words = _WORD.findall(rest, 0, 40)
+    return bool(words) and words[0] in RELATIVES
+
+
 def _continues(rest: str) -> bool:
     """The words after a sentence's last comma open a subordinate clause of what came before."""
     words = _WORD.findall(rest, 0, 40)
@@ -273,7 +284,9 @@ def _clauses(sentence: str) -> list[str]:
     if last and fold_accents(last[-1]) in CLOSERS:  # a verb-final request holds its question words (…, hangi
         return [sentence.strip()] if sentence.strip() else []  # özelliklerin önemli olduğunu göstermek istiyorum)
     if "," in sentence or not JOINERS.isdisjoint(sentence.split()):
-        cuts += [m.end() for m in _INNER_BREAK.finditer(sentence) if _opens(sentence[m.end() :])]
+        asked = sentence.rstrip().endswith(("?", "？"))  # a relative pronoun opens a question only in one
+        cuts += [m.end() for m in _INNER_BREAK.finditer(sentence)
+                 if _opens(sentence[m.end() :]) and (asked or not _relative(sentence[m.end() :]))]
     comma = max(sentence.rfind(","), sentence.rfind("，"))
     if comma > cuts[-1] and sentence.rstrip().endswith(("?", "？")) and not _continues(sentence[comma + 1 :]):
         cuts.append(comma + 1)

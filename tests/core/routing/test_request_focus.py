@@ -7,6 +7,7 @@ import pytest
 
 from proxy.core.routing.request_focus import clauses, request_focus
 from proxy.core.routing.router import MEDIUM, SkillRouter
+from proxy.core.routing.tokens import normalize
 from tests.core.routing.test_router import CATALOG, make_skill, names
 
 
@@ -85,6 +86,21 @@ def test_clauses_break_at_sentences_and_before_inner_questions() -> None:
     assert clauses("we moved to k8s. it broke, but how do i roll back? thanks") == [
         "we moved to k8s.", "it broke, but", "how do i roll back?", "thanks"]
     assert clauses("draw flow fields in p5.js with 1.5x speed") == ["draw flow fields in p5.js with 1.5x speed"]
+
+
+@pytest.mark.parametrize("text", [
+    "Write a Cypher query for Neo4j, which finds the common friends of two users",
+    "Napisz mi zapytanie Cypher do Neo4j, które znajdzie wspólnych znajomych dwóch użytkowników",
+    "Écris une requête Cypher, qui trouve les amis communs de deux utilisateurs",
+])
+def test_a_relative_clause_after_a_comma_is_no_inner_question(text: str) -> None:
+    assert clauses(normalize(text)) == [normalize(text)]
+    assert request_focus(text).why == "whole"
+
+
+def test_a_relative_pronoun_in_a_sentence_that_asks_opens_an_inner_question() -> None:
+    assert clauses("i have a csv of monthly sales, which chart fits it best?") == [
+        "i have a csv of monthly sales,", "which chart fits it best?"]
 
 
 def test_a_long_pasted_message_is_all_ask() -> None:
