@@ -45,20 +45,20 @@ _LATIN_FUN = re.compile(
     r"canção|cancao|um conto|poesia|poesie|poesiola|barzelletta|barzellette|canzone|filastrocca|favola)\b|"
     # ru pl tr id vi
     r"\b(?:стих|стихи|стишок|стихотворение|анекдот|анекдоты|шутку|шутки|шутка|песню|песня|сказку|сказка|"
-    r"wierszyk|wiersz o|żart|żarty|dowcip|piosenkę|piosenka|bajkę|bajka|şiir|fıkra|şaka|şarkı|masal|"
-    r"puisi|lelucon|pantun|dongeng|bài thơ|truyện cười|bài hát|câu đùa|truyện cổ tích)\b"
+    r"wierszyk|wiersz o|żart|żarty|dowcip|kawał o|kawały|piosenkę|piosenka|bajkę|bajka|şiir|fıkra|şaka|şarkı|masal|"
+    r"puisi|lelucon|pantun|dongeng|bài thơ|truyện cười|chuyện cười|bài hát|câu đùa|truyện cổ tích)\b"
 )
 _CJK_FUN = re.compile(
     r"一首.{0,16}?[诗詩歌]|写诗|寫詩|首诗|首詩|笑话|笑話|段子|打油诗|打油詩|绝句|絕句|顺口溜|順口溜|一首歌|睡前故事|童话|童話|"
     # Korean words stand apart: 시를 (a poem) is not the end of 표시를 (a display), 동화 (a fairy tale) not of
     # 자동화 (automation)
-    r"詩を|俳句|川柳|ジョーク|冗談|ダジャレ|(?<![가-힣])시를|시 한 편|삼행시|농담|노래|(?<![가-힣])동화"
+    r"詩を|俳句|川柳|ジョーク|冗談|ダジャレ|(?<![가-힣])시(?:를| 한 편| 하나| 좀| 써)|삼행시|농담|노래|(?<![가-힣])동화"
 )
 # A word one of the Latin patterns cannot match without: most asks hold none, and cost a set test.
 _LATIN_TRIGGERS = frozenset("""
 poem poems haiku haikus limerick limericks joke jokes pun puns riddle riddles song songs rap raps sonnet sonnets ode
 odes ballad ballads lullaby lullabies fable fables fairy fairytale fairytales story stories toast name names nickname
-nicknames theme
+nicknames theme kawał kawały chuyện
 gedicht gedichte witz witze märchen reim gutenachtgeschichte poema poemas chiste chistes canción cancion cuento
 poème poèmes poeme blague blagues chanson histoire conte piada piadas canção cancao conto poesia poesie poesiola
 barzelletta barzellette canzone filastrocca favola стих стихи стишок стихотворение анекдот анекдоты шутку шутки

@@ -92,13 +92,15 @@ _LATIN_FAMILIES = (
     r"le (?:digo|explico|cuento) a (?:mi|mis)|tomármelo personal|tomarlo personal|poner límites|"
     r"dire (?:non )?à (?:ma|mon|mes)|expliquer à (?:ma|mon|mes)|le prendre personnellement|poser des limites|"
     r"dizer (?:não )?(?:à|a|pra|para) (?:minha|meu|meus|minhas)|explicar (?:à|a|pra|para) (?:minha|meu|meus)|"
+    r"(?:falar|falo|digo|contar|conto) (?:ao|à|pro|pra|para o|para a|com (?:o|a)?) ?(?:minha|meu) (?:m[ãa]e|pai|chefe|"
+    r"gestora?|l[íi]der|namorad[oa]|esposa|marido|fam[íi]lia|av[óo]|irm[ãa]o?)|"
     r"levar para o pessoal|impor limites",
 )
 # The other languages the router reads: telling a close person, thanking people, celebrating, treating
 # oneself, how one feels, getting over it, whether feeling so is normal; each with the words it needs.
 _OTHER_LANGUAGES: PatternTable = (
-    (("dire", "spiegare", "dirlo", "spiegarlo"),
-     r"\b(?:dire|spiegare|dirlo|spiegarlo) (?:a|alla|al|ai) (?:mia|mio|miei|mie)\b"),
+    (("dire", "spiegare", "dirlo", "spiegarlo", "dico", "spiego"),
+     r"\b(?:dire|spiegare|dirlo|spiegarlo|(?:lo )?dico|(?:lo )?spiego) (?:a|alla|al|ai) (?:mia|mio|miei|mie)\b"),
     (("сказать", "объяснить", "рассказать", "признаться"),
      r"\b(?:сказать|объяснить|рассказать|признаться) (?:маме|папе|родителям|жене|мужу|девушке|парню|начальнику|"
      r"боссу|руководителю|тимлиду|коллегам)\b"),
@@ -107,7 +109,8 @@ _OTHER_LANGUAGES: PatternTable = (
      r"mężowi|mezowi|dziewczynie|chłopakowi|chlopakowi|szefowi|szefowej)\b"),
     (("anneme", "babama", "aileme", "eşime", "esime", "sevgilime", "patronuma", "müdürüme", "mudurume", "yöneticime",
       "yoneticime", "aramızda", "aramizda"),
-     r"\b(?:(?:anneme|babama|aileme|eşime|esime|sevgilime|patronuma|müdürüme|mudurume|yöneticime|yoneticime) nasıl|"
+     r"\b(?:(?:anneme|babama|aileme|eşime|esime|sevgilime|patronuma|müdürüme|mudurume|yöneticime|yoneticime)"
+     r"(?: [^\W\d_]+){0,4} (?:nasıl|nasil)|"
      r"aramızda nasıl|aramizda nasil)\b"),
     (("bilang", "ngomong", "jelasin", "menjelaskan", "cerita"),
      r"\b(?:bilang|ngomong|jelasin|menjelaskan|cerita) (?:ke|kepada|sama) (?:ibu|ayah|ortu|orang tua|pacar|istri|"
@@ -132,9 +135,10 @@ _OTHER_LANGUAGES: PatternTable = (
      r"\b(?:mich belohnen|premiarme|darme un gusto|me faire plaisir|me récompenser|me recompensar|premiarmi|"
      r"побаловать себя|nagrodzić się|kendimi ödüllendir\w*|self reward|tự thưởng|tu thuong)\b"),
     (("fühle", "fühl", "siento", "sentí", "sens", "senti", "sinto", "sento", "sentito", "sentita", "чувствую",
-      "czuję", "czuje", "hissediyorum", "hissettim", "cảm", "cam"),
+      "czuję", "czuje", "hissediyorum", "hissettim", "cảm", "cam", "merasa", "ngerasa"),
      r"\b(?:ich fühle mich|fühl(?:e)? mich|me siento|me sentí|je me sens|je me suis senti|me sinto|me senti|"
-     r"mi sento|mi sono sentit[oa]|чувствую себя|czuję się|czuje sie|hissediyorum|hissettim|cảm thấy|cam thay)\b"),
+     r"mi sento|mi sono sentit[oa]|чувствую себя|czuję się|czuje sie|hissediyorum|hissettim|cảm thấy|cam thay|"
+     r"(?:aku|saya|gue|gw) (?:merasa|ngerasa))\b"),
     (("schäme", "schuldgefühle", "lampenfieber", "selbstwertgefühl", "culpable", "autoestima", "vergüenza",
       "coupable", "honte", "confiance", "culpado", "culpada", "vergonha", "colpa", "vergogna", "стыдно",
       "самооценка", "самооценки", "самооценку", "самооценкой", "winy", "wstyd", "pewność", "pewnosc", "suçlu",
@@ -189,8 +193,9 @@ _CJK_PERSONAL = re.compile(
     r"(?:告诉|告訴|跟|和|向)(?:我)?(?:妈|媽|爸|父母|家人|老婆|老公|女朋友|男朋友|对象|對象|领导|領導|老板|老闆|上司)"
     r".{0,6}?(?:说|說|解释|解釋)|怎么跟.{0,6}?(?:解释|解釋|说|說)|(?:太|很)?(?:内耗|內耗)|冒名顶替|冒名頂替|"
     r"庆祝|慶祝|委屈|难受|難受|心累|玻璃心|我哭了|哭了一|泣いた|泣きそう|落ち込|凹ん|へこん|속상|서운|멘탈|울었|"
+    r"(?:感觉|感覺|觉得|覺得)自己(?:很|好|太)?(?:没用|沒用|失败|失敗|多余|多餘|差劲|差勁|笨)|役立たず|"
     r"(?:母|父|親|両親|上司|彼女|彼氏|妻|夫)に.{0,8}?(?:説明|伝え|言え|話せ)|"
-    r"(?:엄마|아빠|부모님|상사|팀장|여자친구|남자친구)(?:한테|에게|께).{0,8}?(?:설명|말|얘기)|"
+    r"(?:엄마|아빠|부모님|상사|팀장|여자친구|남자친구)님?(?:한테|에게|께).{0,16}?(?:설명|말|얘기)|쓸모없|무능하게|"
     r"예민한 건가|예민한가|제가 이상한|気にしすぎ|私がおかしい|我是不是太敏感|是不是我想多了|스트레스 풀|気分転換|解压|"
     r"자존감|자신감|죄책감|정상인가요|정상인가|お祝い|祝いたい|罪悪感|自己肯定感|自信がな|"
     r"立ち直|乗り越え|普通ですか|普通なの|愧疚|内疚|自卑|走出来|释怀|釋懷"

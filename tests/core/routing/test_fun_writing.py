@@ -25,6 +25,9 @@ from tests.core.routing.test_router import make_skill
     ("写一首关于数据库迁移的诗", "一首关于数据库迁移的诗"),
     ("Kubernetesについての俳句を作って", "俳句"),
     ("쿠버네티스에 관한 농담 하나 해줘", "농담"),
+    ("쿠버네티스에 대한 시 써줘", "시 써"),
+    ("opowiedz kawał o programistach", "kawał o"),
+    ("kể một câu chuyện cười về lập trình viên", "chuyện cười"),
 ])
 def test_asks_for_fun_writing_are_recognised(text: str, kind: str) -> None:
     assert fun_writing(normalize(text)) == kind
@@ -35,6 +38,8 @@ def test_asks_for_fun_writing_are_recognised(text: str, kind: str) -> None:
     "add a toast for failed uploads in the React app",  # a UI notification
     "write the user story about password reset",
     "wiersz poleceń nie działa po aktualizacji",  # Polish: the command line
+    "wklej ten kawał kodu do pliku config.py",  # Polish: a chunk of code
+    "표시 써 놓은 부분만 고쳐 줘",  # Korean: 표시 (a mark) holds 시
     "write a landing page for our song-writing app",
 ])
 def test_work_that_shares_a_word_with_fun_writing_is_not(text: str) -> None:

@@ -46,6 +46,13 @@ from tests.core.routing.test_router import make_skill
     ("come fate voi a staccare dopo un lancio andato male?", "a staccare"),
     ("odejść z korpo do startupu? co byście zrobili na moim miejscu?", "na moim miejscu"),
     ("lam OT toi 10h dem vi deadline release, co ai thay binh thuong ko", "binh thuong ko"),
+    # telling in the first person, and feelings, where each language says them
+    ("come dico al mio capo che voglio cambiare team?", "dico al mio"),
+    ("como conto pra minha mãe que larguei o emprego?", "conto pra minha mãe"),
+    ("patronuma zam istediğimi nasıl söylerim?", "patronuma zam istediğimi nasıl"),
+    ("팀장님한테 퇴사한다고 어떻게 말하죠?", "팀장님한테 퇴사한다고 어떻게 말"),
+    ("sejak pindah tim aku merasa nggak dianggap", "aku merasa"),
+    ("我在公司感觉自己很没用", "感觉自己很没用"),
 ])
 def test_asks_how_to_feel_or_talk_to_someone_are_recognised(text: str, phrase: str) -> None:
     assert personal_ask(normalize(text)) == phrase
@@ -66,6 +73,7 @@ def test_asks_how_to_feel_or_talk_to_someone_are_recognised(text: str, phrase: s
     "Escribe una consulta SQL que sume las ventas por mes",
     "Jak zbudować walidację jakości danych w naszym potoku ETL?",
     "Bagaimana cara menyimpan password database di pipeline CI dengan aman?",
+    "como falo com meu time sobre o novo processo de deploy?",  # a team is told in an announcement
 ])
 def test_work_that_shares_words_with_a_personal_ask_is_not_one(text: str) -> None:
     assert personal_ask(normalize(text)) == ""
