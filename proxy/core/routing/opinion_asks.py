@@ -89,6 +89,19 @@ _FOREIGN_OPINION: PatternTable = (
      r"(?:다고|라고|다는 게|는 게|할까|일까) ?생각(?:하세요|해|하니|하나요|해요|하십니까)|"
      r"(?:と|って)思(?:いますか|う[?？]|います[?？])"),
     (("taraftasın", "taraftasin", "dersin", "olsan"), r"\b(?:hangi taraftas[ıi]n|sen ne dersin|sen olsan)\b"),
+    # whether one thing is better than another, asked of nobody's own work ("is Rust better than Go?",
+    # "¿Rust es mejor que Go?", "czy Rust jest lepszy od Go?", "Rust比Go好吗？")
+    (("better", "worse", "mejor", "peor", "meilleur", "meilleure", "mieux", "pire", "besser", "schlechter", "meglio",
+      "migliore", "peggio", "лучше", "хуже", "lepszy", "lepsza", "lepsze", "gorszy", "iyi", "kötü", "bagus", "baik",
+      "hơn", "melhor", "pior"),
+     r"^(?:is|are) [\w .+#-]{1,30}? (?:better|worse) than [\w .+#-]{1,30}\?|"
+     r"\b(?:es|son) (?:mejor|peor)(?:es)? que\b|\b(?:est-il|est-elle|est|sont) (?:meilleure?s?|mieux|pire) que\b|"
+     r"\b(?:ist|sind) [\w .+#-]{1,30}? (?:besser|schlechter) als\b|\b(?:è|e) (?:meglio|migliore|peggio) di\b|"
+     r"(?:лучше|хуже),? чем\b|\b(?:jest )?(?:lepsz|gorsz)[yae] (?:od|niż)\b|\bdaha (?:iyi|kötü) m[ıi]\b|"
+     r"\bdaha m[ıi] (?:iyi|kötü)\b|\blebih (?:bagus|baik|jelek) (?:dari|daripada)\b|\btốt hơn\b.{0,30}không\b|"
+     r"\b(?:é|são) (?:melhor|pior)(?:es)? (?:que|do que)\b"),
+    (("比", "より", "보다"), r"比.{1,20}(?:好|强|強|快)(?:吗|嗎)|より(?:良い|いい|優れて)|보다 (?:나아|좋아|낫|나은)"),
+    (("怎么看", "怎麼看"), r"你对.{1,20}怎么看|你對.{1,20}怎麼看"),
     # questions about the model itself: "are you claude or chatgpt under the hood", "what's your knowledge
     # cutoff?", "do you mind writing marketing copy all day or is that boring for an AI"
     (("claude", "chatgpt", "gpt", "gemini", "llama", "ai", "bot", "robot", "human", "conscious", "sentient", "alive"),

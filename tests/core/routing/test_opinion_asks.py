@@ -40,6 +40,12 @@ from tests.core.routing.test_router import make_skill
     ("재택근무가 생산성에 더 좋다고 생각하세요?", "다고 생각하세요"),
     ("スタートアップでスクラムは必要だと思いますか？", "と思いますか"),
     ("Vim mi VS Code mu? Ekipte herkes tartışıyor, sen hangi taraftasın?", "hangi taraftasın"),
+    # whether one thing is better than another, in every language
+    ("is Rust better than Go?", "is rust better than go?"),
+    ("czy Rust jest lepszy od Go?", "jest lepszy od"),
+    ("Rust Go'dan daha mı iyi?", "daha mı iyi"),
+    ("Rust比Go好吗？", "比go好吗"),
+    ("你对微服务怎么看？", "你对微服务怎么看"),
     # "это" is "it is" as often as "this": no own work in "или это хайп?"
     ("Как думаешь, Svelte вытеснит React или это хайп?", "как думаешь"),
 ])
@@ -60,6 +66,8 @@ def test_asks_for_an_opinion_are_recognised(text: str, opener: str) -> None:
     "do you mind reviewing my PR before lunch?",
     "что ты думаешь об этом коде?",  # this code
     "이 코드가 더 낫다고 생각해?",
+    "is postgres better than mysql for our app?",  # a decision about their system
+    "¿es mejor que nuestro worker use colas o cron?",
 ])
 def test_an_opinion_on_their_own_work_is_a_request(text: str) -> None:
     assert opinion_ask(normalize(text)) == ""
