@@ -48,9 +48,11 @@ _EXERCISE = re.compile(
 _FOREIGN_COMMAND = triggered((
     (("comando", "lệnh", "lenh", "komenda", "komendy", "polecenie", "komut", "komutu", "perintah", "команда", "команду",
       "befehl", "commande", "atajo", "atalho", "raccourci", "scorciatoia", "skrót", "skrot", "kısayol", "kısayolu",
-      "kisayol", "kisayolu", "tastenkombination", "phím"),
+      "kisayol", "kisayolu", "tastenkombination", "tastenkürzel", "phím", "хоткей", "сочетание", "горячие",
+      "shortcut", "shortcutnya"),
      r"\b(?:comando|lệnh|lenh|komenda|komendy|polecenie|komut|komutu|perintah|команда|команду|befehl|commande|"
-     r"atajo|atalho|raccourci|scorciatoia|skrót|skrot|kısayol\w*|kisayol\w*|tastenkombination|phím tắt)\b"),
+     r"atajo|atalho|raccourci|scorciatoia|skrót|skrot|kısayol\w*|kisayol\w*|tastenkombination|tastenkürzel|"
+     r"phím tắt|хоткей|сочетание клавиш|горячие клавиши|shortcut(?:nya)? (?:buat|untuk|apa))\b"),
     (("コマンド", "ショートカット", "명령어", "단축키", "命令是", "快捷键", "快捷鍵"),
      r"コマンド|ショートカット|명령어|단축키|命令是|快捷键|快捷鍵"),
 ))

@@ -28,6 +28,9 @@ from tests.core.routing.test_router import make_skill
     ("comando do git pra ver em qual branch eu to?", "comando"),
     ("lệnh git để xoá branch local là gì", "lệnh"),
     ("gitで直前のコミットメッセージだけ直すコマンドは？", "コマンド"),
+    ("Tastenkürzel zum Einfügen ohne Formatierung?", "tastenkürzel"),
+    ("какое сочетание клавиш для скриншота в винде?", "сочетание клавиш"),
+    ("shortcut buat paste tanpa format apa ya?", "shortcut buat"),
     ("리눅스에서 폴더 용량 확인하는 명령어 뭐였지", "명령어"),
 ])
 def test_quick_questions_are_recognised(text: str, opener: str) -> None:
