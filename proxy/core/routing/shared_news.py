@@ -133,21 +133,22 @@ finally proud happy glad relieved excited thrilled grateful thankful thanks love
 relief yay woohoo hooray congrats champagne celebrate celebrating unreal feels lol haha hahaha jaja jajaja jajajaja
 kkkk kkkkk rsrs wkwk wkwkwk хаха ахах
 endlich geschafft erleichtert stolz glücklich gluecklich froh danke juhu
-finalmente feliz felices orgulloso orgullosa aliviado aliviada contento contenta gracias
+finalmente feliz felices felicidad alegría alegria orgulloso orgullosa aliviado aliviada contento contenta gracias
 enfin content contente fier fière soulagé soulagée heureux heureuse ravi ravie merci
 orgulhoso orgulhosa obrigado obrigada
-appena felice orgoglioso orgogliosa sollevato contenta grazie evviva
+appena felice gioia contentissimo contentissima orgoglioso orgogliosa sollevato contenta grazie evviva
 наконец рад рада счастлив счастлива горжусь спасибо ура выспался
 wreszcie właśnie wlasnie szczęśliwy szczesliwy dumny dumna ulga dzięki dzieki hurra
 sonunda nihayet mutluyum mutlu gururluyum rahatladım teşekkürler tesekkurler
-akhirnya senang bangga lega hore
+akhirnya senang seneng bangga lega hore
 """.split())
 _NEWS_PHRASES = re.compile(
     r"\b(?:this morning|at last|just (?:got|had|made|won|hit|became|came|went|did|found|left|quit|sold|bought|"
     r"built|ran|saw|took|wrote|sent|gave|heard|began|\w+ed)|i can breathe|first time|(?:is|it's|its|are|all) done|"
     r"pour one out|life is good|good morning|por fin|paid off|(?:we|i) (?:hit|reached|crossed|passed) \d|"
     r"acabamos de|acabo de|on vient de|je viens de|nous venons de|acabei de|только что|hari ini|baru saja|"
-    r"terima kasih|cuối cùng|vừa|vui quá|tự hào|nhẹ nhõm|cảm ơn)(?![^\W_])|🎉|🥳|🙌|🍾|😂|🤣")
+    r"terima kasih|cuối cùng|vừa|vui quá|vui ghê|vui thật|mừng quá|tự hào|nhẹ nhõm|cảm ơn|w końcu|w koncu)(?![^\W_])|"
+    r"🎉|🥳|🙌|🍾|😂|🤣")
 _CJK_NEWS = re.compile(r"ㅋㅋ|终于|終於|今天|昨天|刚刚|剛剛|刚把|剛把|开心|開心|高兴|高興|骄傲|驕傲|"
                        r"松了一口气|鬆了一口氣|太好了|哈哈|やっと|ついに|嬉しい|うれしい|ほっと|最高|드디어|뿌듯|기뻐|기쁘|행복|다행")
 # Words of time: news only with an exclamation ("merged into pandas today!!"); without one they

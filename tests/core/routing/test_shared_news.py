@@ -22,6 +22,9 @@ from tests.core.routing.test_router import make_skill
     ("我们终于把数据库迁移到云上了，准时下班！", "终于"),
     ("やっとデータ基盤の移行が終わった。", "やっと"),
     ("드디어 결제 시스템 배포 끝났어요. 너무 뿌듯해요!", "드디어"),
+    ("w końcu wypuściliśmy nowy system płatności!", "w końcu"),
+    ("oggi ho passato la certificazione AWS, che gioia", "gioia"),
+    ("hôm nay mình đậu chứng chỉ AWS rồi, vui ghê", "vui ghê"),
 ])
 def test_news_and_feelings_that_ask_for_nothing_are_recognised(text: str, word: str) -> None:
     assert shares_news(normalize(text)) == word
@@ -38,6 +41,7 @@ def test_news_and_feelings_that_ask_for_nothing_are_recognised(text: str, word: 
     "the checkout page throws a 500 when the cart is empty",
     "终于上线了，但是接口一直报错",  # 报错: an error
     "Endlich migriert, aber jetzt ist alles langsam.",
+    "vui lòng tạo báo cáo doanh thu tháng này",  # Vietnamese "please", not "glad"
 ])
 def test_messages_that_ask_report_a_problem_or_share_no_news_are_not(text: str) -> None:
     assert shares_news(normalize(text)) == ""
