@@ -71,6 +71,10 @@ guitar piano violin drums knitting gardening fishing chess woodworking carpenter
 tennis golf surfing skiing lego anime manga crossword
 poem poems lyrics riddle riddles pun puns
 layover passport itinerary relocating relocate
+luggage suitcase jacket coat clothes outfit sweater raincoat
+koffer jacke mantel kleidung maleta chaqueta abrigo ropa valise manteau vêtements casaco roupa roupas
+valigia giacca cappotto vestiti чемодан куртку куртка пальто одежду одежда walizka walizkę kurtka kurtkę płaszcz
+ubrania valiz ceket kıyafet koper jaket baju
 sad embarrassed ashamed guilty heartbroken unmotivated procrastinate procrastinating procrastination
 loneliness homesick
 overrated overhyped
@@ -174,7 +178,8 @@ _CJK_WORDS = (
     # ko
     "점심", "저녁", "아침", "레시피", "케이크", "강아지", "고양이", "반려동물", "생일", "결혼식", "여행", "휴가",
     "할머니", "데이트", "영화", "운동", "식당", "맛집", "회식", "주말", "날씨", "요리", "다이어트", "감기",
-    "여자친구", "남자친구", "관광", "허리", "이직", "퇴사", "농담",
+    "여자친구", "남자친구", "관광", "허리", "이직", "퇴사", "농담", "패딩", "캐리어", "옷",
+    "ダウンジャケット", "スーツケース", "羽绒服", "羽絨服", "行李箱",
     "여동생", "남동생", "언니", "오빠", "누나", "아들", "아기", "엄마", "아빠", "부모님", "어깨", "피곤", "월급",
     "연봉", "승진", "피아노", "축구", "소설", "우울", "슬퍼",
 )
