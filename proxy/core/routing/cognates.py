@@ -59,6 +59,11 @@ _ENDINGS: dict[str, str] = {
     "icamente": "ically", "amente": "ly", "mente": "ly",
     "ados": "ated", "adas": "ated", "ado": "ated", "ada": "ated",
     "zioni": "tions", "zione": "tion", "izzazione": "ization", "ita": "ity", "ite": "ity",
+    # Polish adjectives: -ywny for -ive (generatywny, interaktywna, efektywne), -yczny for -ic (automatyczny,
+    # dynamiczna, statyczne; -iczny after a soft consonant)
+    "ywny": "ive", "ywna": "ive", "ywne": "ive", "ywnego": "ive", "ywnych": "ive", "ywnie": "ively",
+    "yczny": "ic", "yczna": "ic", "yczne": "ic", "ycznego": "ic", "ycznych": "ic", "ycznie": "ically",
+    "iczny": "ic", "iczna": "ic", "iczne": "ic", "icznego": "ic", "icznych": "ic", "icznie": "ically",
 }
 # Letters Turkish and Indonesian write their own way in Greek and Latin words, tried one at a time
 # after k → c: sy, ty and ph are si, ti and f (simbolik symbolic, sistem system, tipe type, grafik

@@ -56,3 +56,10 @@ def test_a_borrowed_word_declined_the_slavic_way_finds_its_english_spelling() ->
     assert "computer" in english_spellings("komputerze")
     assert "grover" in english_spellings("groverem")  # -em an instrumental
     assert english_spellings("menu") == ()  # short words pass untouched
+
+
+def test_polish_adjectives_in_ywny_and_yczny() -> None:
+    assert "generative" in english_spellings("generatywny")
+    assert "interactive" in english_spellings("interaktywna")
+    assert english_spellings("automatyczny")[0] == "automatic"
+    assert english_spellings("dynamiczne")[0] == "dynamic"
