@@ -283,12 +283,12 @@ def _clauses(sentence: str) -> list[str]:
     last = _WORD.findall(sentence[-40:])
     if last and fold_accents(last[-1]) in CLOSERS:  # a verb-final request holds its question words (…, hangi
         return [sentence.strip()] if sentence.strip() else []  # özelliklerin önemli olduğunu göstermek istiyorum)
-    if "," in sentence or not JOINERS.isdisjoint(sentence.split()):
-        asked = sentence.rstrip().endswith(("?", "？"))  # a relative pronoun opens a question only in one
-        cuts += [m.end() for m in _INNER_BREAK.finditer(sentence)
+    asked = sentence.rstrip().endswith(("?", "？"))
+    if "," in sentence or not JOINERS.isdisjoint(sentence.split()):  # a relative pronoun opens a question only
+        cuts += [m.end() for m in _INNER_BREAK.finditer(sentence)   # in a sentence that asks
                  if _opens(sentence[m.end() :]) and (asked or not _relative(sentence[m.end() :]))]
     comma = max(sentence.rfind(","), sentence.rfind("，"))
-    if comma > cuts[-1] and sentence.rstrip().endswith(("?", "？")) and not _continues(sentence[comma + 1 :]):
+    if comma > cuts[-1] and asked and not _continues(sentence[comma + 1 :]):
         cuts.append(comma + 1)
     cuts.append(len(sentence))
     return [sentence[a:b].strip() for a, b in itertools.pairwise(cuts) if sentence[a:b].strip()]
