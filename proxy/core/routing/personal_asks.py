@@ -49,52 +49,76 @@ _FEELING = (
     r"embarrassed|humiliated|jealous|envious|bitter|resentful|upset|hurt|sad|down|lonely|weird|awkward|anxious|"
     r"nervous|scared|terrified|overwhelmed|empty|lost|demotivated|unmotivated)"
 )
-# Each a family of phrases; the router reads one anywhere in the ask.
-_LATIN_FAMILIES = (
+# Each a family of phrases, read anywhere in the ask, with the words it cannot match without: an ask that
+# holds none of a family's words costs a set test, not a scan (see triggered_patterns).
+_LATIN_FAMILIES: PatternTable = (
     # telling, explaining, convincing, to a person
-    rf"(?:tell|say (?:to|it to|this to|that to)|explain (?:it |this |that |what i do |my job )?to|convince|persuade|"
-    rf"talk to|break (?:it|the news) to|apologi[sz]e to|confront|word (?:it|this|that) to|stand up to) "
-    rf"{_PEOPLE}(?! apart)",
+    (("tell", "say", "explain", "convince", "persuade", "talk", "break", "apologize", "apologise", "confront",
+      "word", "stand"),
+     rf"\b(?:(?:tell|say (?:to|it to|this to|that to)|explain (?:it |this |that |what i do |my job )?to|convince|"
+     rf"persuade|talk to|break (?:it|the news) to|apologi[sz]e to|confront|word (?:it|this|that) to|stand up to) "
+     rf"{_PEOPLE}(?! apart))\b"),
     # ... and verbs whose object is as often a thing ("reply to them in bulk", "how do I correct them in pandas"):
     # only with a person named
-    rf"(?:respond to|reply to|say no to|push back on|correct) {_CLOSE}",
-    rf"make {_CLOSE} (?:see|notice|understand|realize|realise|appreciate|care|listen)",
-    r"(?:a kind|a nice|a polite|the best|a good) way to (?:tell|say|explain|ask)",
+    (("respond", "reply", "say", "push", "correct"),
+     rf"\b(?:(?:respond to|reply to|say no to|push back on|correct) {_CLOSE})\b"),
+    (("make",),
+     rf"\b(?:make {_CLOSE} (?:see|notice|understand|realize|realise|appreciate|care|listen))\b"),
+    (("way",),
+     r"\b(?:(?:a kind|a nice|a polite|the best|a good) way to (?:tell|say|explain|ask))\b"),
     # feelings
-    rf"(?:i|i'm|i am|makes me|made me) (?:just |really |so |kinda |kind of |honestly |pretty |a bit |still )?"
-    rf"(?:feel|feeling|felt) (?:so |really |pretty |a bit |kind of |kinda |like )?{_FEELING}",
-    r"(?:i'm|i am|i was|i've been|feeling) (?:so |really |pretty |a bit |kind of |kinda |still )?"
-    r"(?:upset|hurt|heartbroken|devastated|crushed|miserable|depressed|humiliated|ashamed|embarrassed|jealous|"
-    r"envious|bitter|lonely|drained|demotivated|unmotivated)",
-    r"cried|crying|in tears|emotionally|want to (?:cry|quit|disappear|crawl)|hands shake|"
-    r"can't stop (?:replaying|thinking)|avoid becoming (?:their|the|everyone's)|\d+ ?% (?:raise|pay rise|bump)|"
-    r"in my head|keeps me up at night|lose sleep|losing sleep",
+    (("feel", "feeling", "felt"),
+     rf"\b(?:(?:i|i'm|i am|makes me|made me) (?:just |really |so |kinda |kind of |honestly |pretty |a bit |still )?"
+     rf"(?:feel|feeling|felt) (?:so |really |pretty |a bit |kind of |kinda |like )?{_FEELING})\b"),
+    (("upset", "hurt", "heartbroken", "devastated", "crushed", "miserable", "depressed", "humiliated",
+      "ashamed", "embarrassed", "jealous", "envious", "bitter", "lonely", "drained", "demotivated",
+      "unmotivated"),
+     r"\b(?:(?:i'm|i am|i was|i've been|feeling) (?:so |really |pretty |a bit |kind of |kinda |still )?"
+     r"(?:upset|hurt|heartbroken|devastated|crushed|miserable|depressed|humiliated|ashamed|embarrassed|jealous|"
+     r"envious|bitter|lonely|drained|demotivated|unmotivated))\b"),
+    (("cried", "crying", "tears", "emotionally", "want", "hands", "stop", "avoid", "raise", "rise", "bump",
+      "head", "keeps", "sleep"),
+     r"\b(?:cried|crying|in tears|emotionally|want to (?:cry|quit|disappear|crawl)|hands shake|"
+     r"can't stop (?:replaying|thinking)|avoid becoming (?:their|the|everyone's)|\d+ ?% (?:raise|pay rise|bump)|"
+     r"in my head|keeps me up at night|lose sleep|losing sleep)\b"),
     # coping and ways to behave, asked
-    r"take (?:\w+ ){0,2}personally|set (?:a |some )?boundar(?:y|ies)|boundaries with|let it go|let it be|"
-    r"move on(?! to)|get over (?:it|this|that)|calm down|calm my nerves|unwind|decompress|recharge|switch off|unplug|"
-    r"keep going after|bounce back|without (?:bragging|sounding|coming across|looking like|seeming|getting (?:labeled|"
-    r"labelled|bitter)|it becoming|making (?:it|things) awkward|burning bridges)|brag(?:ging)?|humble ?brag|"
-    r"make an enemy|making enemies|too sensitive|thick(?:er)? skin|"
-    r"am i (?:overreacting|wrong|crazy|the only one|too|being)|anyone else feel|is (?:this|that|it) (?:a thing|weird|"
-    r"normal to feel)|is it (?:rude|weird|unprofessional|awkward|petty|selfish|okay|ok|bad|fair) "
-    r"(?:to|that|if) (?:i|me|ask|say|tell|feel|not|push)|is it (?:ok|okay) to push back|is it normal to (?:feel|be|get|"
-    r"want|hate|miss|dream|cry|think about|forget|struggle)|"
-    r"how (?:do|can|should|would) (?:i|you|people|others) (?:cope|stay (?:calm|motivated|sane)|not (?:panic|freak out|"
-    r"take|feel|get)|deal with (?:the |my |this |that )?(?:stress|guilt|anxiety|pressure|disappointment|rejection|"
-    r"shame|jealousy|frustration|feelings?|emotions?|boss|manager|coworker|colleague|team ?mate))|cope with|"
-    r"stop (?:worrying|overthinking|thinking about (?:it|work)|feeling|checking (?:my )?(?:phone|slack|email)s?)|"
-    r"impost[eo]r|get (?:credit|recognition|noticed) for|be taken seriously|"
-    r"(?:celebrate|what should i do with) (?:it|this|my (?:free|extra) (?:time|afternoon|evening|day|weekend))|"
-    r"(?:wonder|question) if (?:any of )?(?:it|this|my job|my work) (?:matters|is worth)",
+    (("personally", "boundary", "boundaries", "let", "move", "over", "calm", "unwind", "decompress", "recharge",
+      "switch", "unplug", "keep", "bounce", "without", "brag", "bragging", "humble", "humblebrag", "enemy",
+      "enemies", "sensitive", "skin"),
+     r"\b(?:take (?:\w+ ){0,2}personally|set (?:a |some )?boundar(?:y|ies)|boundaries with|let it go|let it be|"
+     r"move on(?! to)|get over (?:it|this|that)|calm down|calm my nerves|unwind|decompress|recharge|switch off|unplug|"
+     r"keep going after|bounce back|without (?:bragging|sounding|coming across|looking like|seeming|getting (?:labeled|"
+     r"labelled|bitter)|it becoming|making (?:it|things) awkward|burning bridges)|brag(?:ging)?|humble ?brag|"
+     r"make an enemy|making enemies|too sensitive|thick(?:er)? skin)\b"),
+    (("am", "anyone", "thing", "weird", "normal", "rude", "unprofessional", "awkward", "petty", "selfish", "okay",
+      "ok", "bad", "fair"),
+     r"\b(?:am i (?:overreacting|wrong|crazy|the only one|too|being)|anyone else feel|is (?:this|that|it) (?:a thing|"
+     r"weird|normal to feel)|is it (?:rude|weird|unprofessional|awkward|petty|selfish|okay|ok|bad|fair) "
+     r"(?:to|that|if) (?:i|me|ask|say|tell|feel|not|push)|is it (?:ok|okay) to push back|is it normal to (?:feel|be|"
+     r"get|want|hate|miss|dream|cry|think about|forget|struggle))\b"),
+    (("cope", "stay", "not", "deal"),
+     r"\b(?:how (?:do|can|should|would) (?:i|you|people|others) (?:cope|stay (?:calm|motivated|sane)|not (?:panic|"
+     r"freak out|take|feel|get)|deal with (?:the |my |this |that )?(?:stress|guilt|anxiety|pressure|disappointment|"
+     r"rejection|shame|jealousy|frustration|feelings?|emotions?|boss|manager|coworker|colleague|team ?mate))|"
+     r"cope with)\b"),
+    (("stop", "imposter", "impostor", "credit", "recognition", "noticed", "seriously", "celebrate", "should", "wonder",
+      "question"),
+     r"\b(?:stop (?:worrying|overthinking|thinking about (?:it|work)|feeling|checking (?:my )?(?:phone|slack|email)s?)|"
+     r"impost[eo]r|get (?:credit|recognition|noticed) for|be taken seriously|"
+     r"(?:celebrate|what should i do with) (?:it|this|my (?:free|extra) (?:time|afternoon|evening|day|weekend))|"
+     r"(?:wonder|question) if (?:any of )?(?:it|this|my job|my work) (?:matters|is worth))\b"),
     # de es fr pt
-    r"sag(?:e)? (?:ich )?(?:meiner|meinem|ihr|ihm)|erklär(?:e)? (?:ich )?(?:meiner|meinem|meinen)|"
-    r"persönlich nehmen|grenzen setzen|(?:decirle|explicarle|contarle) a (?:mi|mis)|"
-    r"le (?:digo|explico|cuento) a (?:mi|mis)|tomármelo personal|tomarlo personal|poner límites|"
-    r"dire (?:non )?à (?:ma|mon|mes)|expliquer à (?:ma|mon|mes)|le prendre personnellement|poser des limites|"
-    r"dizer (?:não )?(?:à|a|pra|para) (?:minha|meu|meus|minhas)|explicar (?:à|a|pra|para) (?:minha|meu|meus)|"
-    r"(?:falar|falo|digo|contar|conto) (?:ao|à|pro|pra|para o|para a|com (?:o|a)?) ?(?:minha|meu) (?:m[ãa]e|pai|chefe|"
-    r"gestora?|l[íi]der|namorad[oa]|esposa|marido|fam[íi]lia|av[óo]|irm[ãa]o?)|"
-    r"levar para o pessoal|impor limites",
+    (("sag", "sage", "erklär", "erkläre", "persönlich", "grenzen", "decirle", "explicarle", "contarle", "digo",
+      "explico", "cuento", "tomármelo", "tomarlo", "límites", "dire", "expliquer", "personnellement", "limites",
+      "dizer", "explicar", "falar", "falo", "contar", "conto", "pessoal"),
+     r"\b(?:sag(?:e)? (?:ich )?(?:meiner|meinem|ihr|ihm)|erklär(?:e)? (?:ich )?(?:meiner|meinem|meinen)|"
+     r"persönlich nehmen|grenzen setzen|(?:decirle|explicarle|contarle) a (?:mi|mis)|"
+     r"le (?:digo|explico|cuento) a (?:mi|mis)|tomármelo personal|tomarlo personal|poner límites|"
+     r"dire (?:non )?à (?:ma|mon|mes)|expliquer à (?:ma|mon|mes)|le prendre personnellement|poser des limites|"
+     r"dizer (?:não )?(?:à|a|pra|para) (?:minha|meu|meus|minhas)|explicar (?:à|a|pra|para) (?:minha|meu|meus)|"
+     r"(?:falar|falo|digo|contar|conto) (?:ao|à|pro|pra|para o|para a|com (?:o|a)?) ?(?:minha|meu) (?:m[ãa]e|pai|chefe|"
+     r"gestora?|l[íi]der|namorad[oa]|esposa|marido|fam[íi]lia|av[óo]|irm[ãa]o?)|"
+     r"levar para o pessoal|impor limites)\b"),
 )
 # The other languages the router reads: telling a close person, thanking people, celebrating, treating
 # oneself, how one feels, getting over it, whether feeling so is normal; each with the words it needs.
@@ -188,7 +212,7 @@ _OTHER_LANGUAGES: PatternTable = (
 )
 _OTHER_LANGUAGE_PATTERNS = triggered(_OTHER_LANGUAGES)
 
-_LATIN_PERSONAL = re.compile(r"\b(?:" + "|".join(_LATIN_FAMILIES) + r")\b")
+_LATIN_PERSONAL = triggered(_LATIN_FAMILIES)
 _CJK_PERSONAL = re.compile(
     r"(?:告诉|告訴|跟|和|向)(?:我)?(?:妈|媽|爸|父母|家人|老婆|老公|女朋友|男朋友|对象|對象|领导|領導|老板|老闆|上司)"
     r".{0,6}?(?:说|說|解释|解釋)|怎么跟.{0,6}?(?:解释|解釋|说|說)|(?:太|很)?(?:内耗|內耗)|冒名顶替|冒名頂替|"
@@ -206,7 +230,7 @@ def personal_ask(ask: str) -> str:
     """The phrase by which a (normalised) ask asks how to feel or how to act toward a person, or ""."""
     if len(ask) > LONGEST_PERSONAL_ASK:
         return ""
-    match = _LATIN_PERSONAL.search(ask) or first_match(_OTHER_LANGUAGE_PATTERNS, ask)
+    match = first_match(_LATIN_PERSONAL, ask) or first_match(_OTHER_LANGUAGE_PATTERNS, ask)
     if match is None and CJK_RUN.search(ask):
         match = _CJK_PERSONAL.search(ask)
     return match.group().strip() if match else ""
