@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 
+from proxy.core.routing.tokens import sentences
 from proxy.core.routing.triggered_patterns import PatternTable, first_match, holds_a_trigger, triggered
 
 LONGEST_OPINION_ASK = 300  # characters; a longer ask carries a task of its own
@@ -132,7 +133,9 @@ _CURIOSITY: PatternTable = (
 )
 _FOREIGN_OPINION_PATTERNS = triggered(_FOREIGN_OPINION)
 _CURIOSITY_PATTERNS = triggered(_CURIOSITY)
-_SENTENCE_END = re.compile(r"(?<=[.?!])\s+|(?<=[。？！?!])")
+# After . and the spaces that follow, after ? ! (and any spaces), after 。？！: one character class first, as
+# request_focus's
+_SENTENCE_END = re.compile(r"[.?!。？！](?:(?<=\.)\s+|(?<=[?!])\s*|(?<=[。？！]))")
 _THEIR_SYSTEM = re.compile(r"\b(?:my|our|this|these)\b")
 # The ask is about the user's own work: then an opinion is a review ("what do you think of our schema?").
 _THEIR_OWN = re.compile(r"\b(?:i|we|us|my|our|this|these|attached|below|here's|heres)\b|[:\n`{]")
@@ -161,7 +164,7 @@ def opinion_ask(ask: str) -> str:
     if len(ask) > LONGEST_OPINION_ASK:
         return ""
     foreign = holds_a_trigger(_FOREIGN_OPINION_PATTERNS, ask)  # most asks hold none: one set test
-    for sentence in _SENTENCE_END.split(ask.strip()):
+    for sentence in sentences(ask.strip(), _SENTENCE_END):
         match = _OPINION.match(sentence)
         if match is not None and _THEIR_OWN.search(sentence) is None:
             return match.group().strip()

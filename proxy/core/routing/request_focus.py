@@ -29,7 +29,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from proxy.core.routing.lexicon import LEXICON, fold_accents
-from proxy.core.routing.tokens import CJK_RUN, FOREIGN_STOPWORDS, STOPWORDS, normalize, plain_words
+from proxy.core.routing.tokens import CJK_RUN, FOREIGN_STOPWORDS, STOPWORDS, normalize, plain_words, sentences
 
 # Words and phrases that turn a conversation to something else. Matched as whole words, case
 # folded; CJK ones after the start of a clause.
@@ -178,7 +178,10 @@ _EXPLETIVE_BEFORE = frozenset("is was isn't isnt would will does did".split())
 MIN_ASK_WORDS = 2  # an asking clause must name this many things to stand on its own
 LONGEST_FOCUSED = 2000  # longer messages (pasted logs, code) are all ask: what they paste is what they ask about
 
-_SENTENCE_END = re.compile(r"(?<=[.!?;…])\s+|\n+|(?<=[。！？；])")
+# Where a sentence ends: after . ! ? ; … and the spaces that follow, at line breaks, after 。！？；. Written
+# to start with one character class, which the regex engine scans for (an alternation it tries at
+# every position: 4 times slower on a long message).
+_SENTENCE_END = re.compile(r"[.!?;…\n。！？；](?:(?<=[.!?;…])\s+|(?<=\n)\n*|(?<=[。！？；]))")
 _WORD = re.compile(r"[^\W_]+")
 _PUNCTUATION_AFTER = re.compile(r"\s*(?:[,:;.!—–]|-\s)")
 
@@ -296,7 +299,7 @@ def _clauses(sentence: str) -> list[str]:
 
 def clauses(text: str) -> list[str]:
     """The clauses of a (normalised) message: its sentences, each cut before an inner question."""
-    return [clause for sentence in _SENTENCE_END.split(text) for clause in _clauses(sentence)]
+    return [clause for sentence in sentences(text, _SENTENCE_END) for clause in _clauses(sentence)]
 
 
 def asks(clause: str) -> bool:

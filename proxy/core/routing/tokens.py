@@ -300,6 +300,21 @@ def words(text: str) -> list[str]:
     return _PARTS.findall(CJK_RUN.sub(" ", normalize(text)))
 
 
+def sentences(text: str, breaks: re.Pattern[str]) -> list[str]:
+    """`text` cut at each match of `breaks`: a match that starts with punctuation ("." then spaces, "。")
+    leaves it to the sentence it ends; a match of whitespace ("\\n\\n") is dropped. As `re.split` on
+    a pattern that looks behind for the punctuation, but `breaks` can start with the punctuation, which
+    the regex engine scans for (a lookbehind first is tried at every position)."""
+    pieces: list[str] = []
+    start = 0
+    for match in breaks.finditer(text):
+        at = match.start()
+        pieces.append(text[start : at if text[at].isspace() else at + 1])
+        start = match.end()
+    pieces.append(text[start:])
+    return pieces
+
+
 @lru_cache(maxsize=1024)
 def plain_words(text: str) -> frozenset[str]:
     """The distinct words of a normalised text as written (letters and digits, nothing stemmed).
