@@ -76,7 +76,7 @@ def decision_report(outcome: TurnOutcome, show_injection: bool) -> dict[str, Any
         "selected": [_candidate(c) for c in decision.selected] if decision else
         [{"name": name, "score": None, "confidence": "explicit", "reasons": ["explicit:activation"]}
          for name in outcome.selected],
-        "candidates": [_candidate(c) for c in decision.candidates[:10]] if decision else [],
+        "candidates": [_candidate(c) for c in decision.candidates] if decision else [],
         "unresolved": [{"token": a.token, "closest": list(a.suggestions)} for a in outcome.activation.unresolved]
         if outcome.activation else [],
     }

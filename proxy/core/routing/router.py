@@ -41,7 +41,7 @@ HIGH = 70
 MEDIUM = 35
 MEDIUM_WINDOW = 25
 MAX_SELECTED = 3
-CANDIDATES = 10
+CANDIDATES = 6  # ranked for the diagnostics: the 3 a route may select, and the next 3 it passed over
 SHORTLIST_SLACK = 3  # extra skills fully scored beyond the candidates, so bonuses can reorder
 # The shortlist is picked on the terms held by at most this share of the catalog (at least
 # SHORTLIST_TERM_MIN skills); the shortlisted skills are then scored on every term.
@@ -120,7 +120,7 @@ class RouteCandidate:
 @dataclass(frozen=True)
 class RouteDecision:
     selected: tuple[RouteCandidate, ...]  # what gets injected
-    candidates: tuple[RouteCandidate, ...]  # top 10 ranked (selected included), for diagnostics
+    candidates: tuple[RouteCandidate, ...]  # top 6 ranked (selected included), for diagnostics
     query_terms: tuple[str, ...]
 
     @property
