@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
+from itertools import repeat
+from operator import add, mul
 from typing import NamedTuple
 
 from proxy.core.routing.lexicon import LEXICON
@@ -92,13 +94,12 @@ def raw_scores(terms: Sequence[QueryTerm], index: RoutingIndex, longest: int) ->
         found = postings.get(term.term)
         if found is None or len(found[0]) > longest:
             continue
+        skills, weights = found
         weight = term.weight
-        if weight == 1.0:  # a written term (most are): 1.0 * w is w
-            for skill, posting_weight in zip(*found):
-                acc[skill] = get(skill, 0.0) + posting_weight
-        else:
-            for skill, posting_weight in zip(*found):
-                acc[skill] = get(skill, 0.0) + weight * posting_weight
+        if weight != 1.0:  # a written term (most are) weighs its postings as they are
+            weights = map(mul, weights, repeat(weight))
+        # acc[skill] += w for each posting, in C: a posting list holds each skill once
+        acc.update(zip(skills, map(add, map(get, skills, repeat(0.0)), weights)))
     return acc
 
 
