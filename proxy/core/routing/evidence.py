@@ -10,7 +10,7 @@ What it must not know: thresholds, confidences or selection.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 from itertools import repeat
 from operator import add, mul
@@ -94,10 +94,10 @@ def raw_scores(terms: Sequence[QueryTerm], index: RoutingIndex, longest: int) ->
         found = postings.get(term.term)
         if found is None or len(found[0]) > longest:
             continue
-        skills, weights = found
+        skills, posting_weights = found
         weight = term.weight
-        if weight != 1.0:  # a written term (most are) weighs its postings as they are
-            weights = map(mul, weights, repeat(weight))
+        # a written term (most are) weighs its postings as they are
+        weights: Iterable[float] = posting_weights if weight == 1.0 else map(mul, posting_weights, repeat(weight))
         # acc[skill] += w for each posting, in C: a posting list holds each skill once
         acc.update(zip(skills, map(add, map(get, skills, repeat(0.0)), weights)))
     return acc
