@@ -188,6 +188,14 @@ def test_korean_keys_are_found_before_a_particle() -> None:
     assert "database" in found["데이터베이스"]
 
 
+def test_a_short_korean_key_is_read_only_where_a_word_starts() -> None:
+    assert "정의" in dict(LEXICON.lookup_cjk("정의를"))  # definition, and its particle
+    assert "정의" not in dict(LEXICON.lookup_cjk("가정의학"))  # family medicine: 가정 + 의학
+    # a compound written together still reads key after key; a longer key anywhere
+    assert list(dict(LEXICON.lookup_cjk("데이터베이스마이그레이션"))) == ["데이터베이스", "마이그레이션"]
+    assert "마이그레이션" in dict(LEXICON.lookup_cjk("신규마이그레이션"))
+
+
 def test_russian_forms_find_the_listed_word_through_its_stem() -> None:
     assert LEXICON.lookup_word("оптимизации") == LEXICON.lookup_word("оптимизация") is not None
     assert LEXICON.lookup_word("исправьте") == LEXICON.lookup_word("исправь") is not None

@@ -363,21 +363,33 @@ class Lexicon:
         return None
 
     def lookup_cjk(self, run: str) -> list[tuple[str, str]]:
-        """(key, english) for the longest listed substrings of a CJK run."""
+        """(key, english) for the longest listed substrings of a CJK run.
+
+        Korean writes a space between words, so a run of Hangul is one word with its particles: a
+        key of one or two syllables is read only where a word starts (the run's start, or the end
+        of the key before it), since inside a longer word it is mostly another word's syllables
+        (친구 in 남자친구, boyfriend; 정의 in 가정의학, family medicine)."""
         found: list[tuple[str, str]] = []
         cjk, sizes_at = self.cjk, self.cjk_sizes
-        i, end = 0, len(run)
+        i, end, start = 0, len(run), 0  # start: where a word may start
         while i < end:
             step = 1
+            inside = i != start and _HANGUL_FIRST <= run[i] <= _HANGUL_LAST
             for size in sizes_at.get(run[i], ()):
-                if size <= end - i:
+                if size <= end - i and not (inside and size <= _SHORT_HANGUL_KEY):
                     english = cjk.get(run[i : i + size])
                     if english is not None:
                         found.append((run[i : i + size], english))
                         step = size
+                        start = i + size
                         break
             i += step
         return found
+
+
+# Hangul syllables, and the longest key read only at a word's start (see Lexicon.lookup_cjk).
+_HANGUL_FIRST, _HANGUL_LAST = "\uac00", "\ud7a3"
+_SHORT_HANGUL_KEY = 2
 
 
 # Letters NFKD does not split into a base letter and a mark: Turkish dotless ı, Vietnamese đ,
