@@ -10,10 +10,8 @@ What it must not know: thresholds, confidences or selection.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from functools import lru_cache
-from itertools import repeat
-from operator import add, mul
 from typing import NamedTuple
 
 from proxy.core.routing.lexicon import LEXICON
@@ -94,12 +92,13 @@ def raw_scores(terms: Sequence[QueryTerm], index: RoutingIndex, longest: int) ->
         found = postings.get(term.term)
         if found is None or len(found[0]) > longest:
             continue
-        skills, posting_weights = found
         weight = term.weight
-        # a written term (most are) weighs its postings as they are
-        weights: Iterable[float] = posting_weights if weight == 1.0 else map(mul, posting_weights, repeat(weight))
-        # acc[skill] += w for each posting, in C: a posting list holds each skill once
-        acc.update(zip(skills, map(add, map(get, skills, repeat(0.0)), weights)))
+        if weight == 1.0:  # a written term (most are): 1.0 * w is w
+            for skill, posting_weight in zip(*found):
+                acc[skill] = get(skill, 0.0) + posting_weight
+        else:
+            for skill, posting_weight in zip(*found):
+                acc[skill] = get(skill, 0.0) + weight * posting_weight
     return acc
 
 

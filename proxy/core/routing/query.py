@@ -106,14 +106,9 @@ def _lexicon_terms(split: SplitText, lexicon: Lexicon) -> list[QueryTerm]:
         for key, english in lexicon.lookup_cjk(run):
             out.extend(_expand(english, CJK_LEXICON_WEIGHT, key))
     plain, heads, default = split.words, lexicon.phrase_words, lexicon is LEXICON
-    pairs, firsts, last = lexicon.phrase_pairs, lexicon.turkish_firsts, len(plain) - 1
     turkish = may_be_turkish(plain)
     for i, word in enumerate(plain):
-        hit = None
-        # only a listed head starts a phrase, and only with a next word that goes on with one (the test
-        # `lookup_phrase` makes first, made here: most heads are common words, "the", "how", "to")
-        if word in heads and i < last and (f"{word} {plain[i + 1]}" in pairs or fold_accents(word) in firsts):
-            hit = lexicon.lookup_phrase(plain, i)
+        hit = lexicon.lookup_phrase(plain, i) if word in heads else None  # only a listed head starts a phrase
         if hit is None and word in FOREIGN_STOPWORDS:  # a function word is never read as a listed word's form
             continue  # (Indonesian dalam is not the Turkish dal, Polish też not the Turkish tez)
         if hit is None and default:
