@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from proxy.core.routing.tokens import cjk_terms, name_go, normalize, phrases, split_text, stem, terms
+import re
+
+import pytest
+
+from proxy.core.routing.tokens import cjk_terms, name_go, normalize, phrases, sentences, split_text, stem, terms
 
 
 def test_normalize_folds_width_and_case() -> None:
@@ -90,3 +94,22 @@ def test_a_capital_go_inside_a_sentence_names_the_language() -> None:
     assert name_go("Go ahead and fix it") == "Go ahead and fix it"  # a sentence's first word
     assert name_go("I want to go home. Go figure") == "I want to go home. Go figure"
     assert "golang" in split_text("Our Go workers hang").words
+
+
+# request_focus's sentence ends, spelt the old way (a lookbehind first) for re.split, and the new way
+_LOOKBEHIND = re.compile(r"(?<=[.!?;…])\s+|\n+|(?<=[。！？；])")
+_CLASS_FIRST = re.compile(r"[.!?;…\n。！？；](?:(?<=[.!?;…])\s+|(?<=\n)\n*|(?<=[。！？；]))")
+
+
+@pytest.mark.parametrize("text", [
+    "Our API is slow. Can you profile it?", "no end at all", "a.\n\nb", "a\n.\nb", "one… two; three",
+    "数据库很慢。怎么优化？", "你好。。世界", "end.", "trailing space. ", "\nleading", "v1.2 is out", "why?!really",
+])
+def test_sentences_cut_where_a_lookbehind_split_cuts(text: str) -> None:
+    # the punctuation stays with the sentence it ends; a CJK mark followed by a line break may leave
+    # an empty piece, which every caller drops
+    assert [p for p in sentences(text, _CLASS_FIRST) if p] == [p for p in _LOOKBEHIND.split(text) if p]
+
+
+def test_sentences_keep_the_punctuation_and_drop_the_spaces() -> None:
+    assert sentences("Fix it. Then test it!  Done", re.compile(r"[.!](?:\s+)")) == ["Fix it.", "Then test it!", "Done"]
