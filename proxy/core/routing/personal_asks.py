@@ -210,9 +210,8 @@ _OTHER_LANGUAGES: PatternTable = (
      r"нормально ли,? что я|normalne,? że (?:się|ja|czuję|czuje)|wajar (?:gak|nggak|ga|tidak) sih|apakah wajar|"
      r"(?:bình thường|binh thuong) (?:không|ko|khong))\b"),
 )
-_OTHER_LANGUAGE_PATTERNS = triggered(_OTHER_LANGUAGES)
 
-_LATIN_PERSONAL = triggered(_LATIN_FAMILIES)
+_PERSONAL_PATTERNS = triggered(_LATIN_FAMILIES + _OTHER_LANGUAGES)  # one set test for all of them
 _CJK_PERSONAL = re.compile(
     r"(?:告诉|告訴|跟|和|向)(?:我)?(?:妈|媽|爸|父母|家人|老婆|老公|女朋友|男朋友|对象|對象|领导|領導|老板|老闆|上司)"
     r".{0,6}?(?:说|說|解释|解釋)|怎么跟.{0,6}?(?:解释|解釋|说|說)|(?:太|很)?(?:内耗|內耗)|冒名顶替|冒名頂替|"
@@ -230,7 +229,7 @@ def personal_ask(ask: str) -> str:
     """The phrase by which a (normalised) ask asks how to feel or how to act toward a person, or ""."""
     if len(ask) > LONGEST_PERSONAL_ASK:
         return ""
-    match = first_match(_LATIN_PERSONAL, ask) or first_match(_OTHER_LANGUAGE_PATTERNS, ask)
+    match = first_match(_PERSONAL_PATTERNS, ask)
     if match is None and CJK_RUN.search(ask):
         match = _CJK_PERSONAL.search(ask)
     return match.group().strip() if match else ""
