@@ -93,11 +93,22 @@ def warm_lexicon() -> None:
         _expand(english, CJK_LEXICON_WEIGHT, key)
 
 
-@lru_cache(maxsize=1 << 16)
+# Per `turkish` flag: what the default lexicon gives each word met so far on its own (`()` for most
+# words, and for function words), read with one dict lookup per word of a message.
+_DEFAULT_WORD_TERMS: tuple[dict[str, tuple[QueryTerm, ...]], dict[str, tuple[QueryTerm, ...]]] = ({}, {})
+WORD_TERMS_CACHE_SIZE = 1 << 16
+
+
 def _default_word_terms(word: str, turkish: bool) -> tuple[QueryTerm, ...]:
-    """The terms the default lexicon gives a word on its own (none for most words)."""
-    english = LEXICON.lookup_word(word, turkish)
-    return _expand(english, LEXICON_WEIGHT, word) if english else ()
+    """The terms the default lexicon gives a word on its own (none for most words, and none for a
+    function word: Indonesian dalam is not the Turkish dal, Polish też not the Turkish tez)."""
+    english = None if word in FOREIGN_STOPWORDS else LEXICON.lookup_word(word, turkish)
+    found = _expand(english, LEXICON_WEIGHT, word) if english else ()
+    cache = _DEFAULT_WORD_TERMS[turkish]
+    if len(cache) >= WORD_TERMS_CACHE_SIZE:
+        cache.clear()
+    cache[word] = found
+    return found
 
 
 def _lexicon_terms(split: SplitText, lexicon: Lexicon) -> list[QueryTerm]:
@@ -105,18 +116,26 @@ def _lexicon_terms(split: SplitText, lexicon: Lexicon) -> list[QueryTerm]:
     for run in split.cjk_runs:
         for key, english in lexicon.lookup_cjk(run):
             out.extend(_expand(english, CJK_LEXICON_WEIGHT, key))
-    plain, heads, default = split.words, lexicon.phrase_words, lexicon is LEXICON
+    plain, heads = split.words, lexicon.phrase_words
     turkish = may_be_turkish(plain)
+    known = _DEFAULT_WORD_TERMS[turkish] if lexicon is LEXICON else None
     for i, word in enumerate(plain):
         hit = lexicon.lookup_phrase(plain, i) if word in heads else None  # only a listed head starts a phrase
-        if hit is None and word in FOREIGN_STOPWORDS:  # a function word is never read as a listed word's form
-            continue  # (Indonesian dalam is not the Turkish dal, Polish też not the Turkish tez)
-        if hit is None and default:
-            out.extend(_default_word_terms(word, turkish))
+        if hit is not None:
+            out.extend(_expand(hit[1], LEXICON_WEIGHT, hit[0]))
             continue
-        key, word_english = hit if hit is not None else (word, lexicon.lookup_word(word, turkish))
+        if known is not None:
+            found = known.get(word)
+            if found is None:
+                found = _default_word_terms(word, turkish)
+            if found:
+                out.extend(found)
+            continue
+        if word in FOREIGN_STOPWORDS:  # a function word is never read as a listed word's form
+            continue
+        word_english = lexicon.lookup_word(word, turkish)
         if word_english:
-            out.extend(_expand(word_english, LEXICON_WEIGHT, key))
+            out.extend(_expand(word_english, LEXICON_WEIGHT, word))
     return out
 
 

@@ -264,13 +264,18 @@ def tokens(text: str) -> list[Token]:
     return out
 
 
+@lru_cache(maxsize=1 << 16)
+def _word_terms(compound: str) -> tuple[str, ...]:
+    return tuple(token.term for token in _word_tokens(compound))
+
+
 def split_terms(split: SplitText) -> list[str]:
     """The comparable terms of a split text, in order, duplicates kept (`terms` of its text)."""
     out: list[str] = []
     for run in split.cjk_runs:
         out.extend(cjk_terms(run))
     for compound in split.compounds:
-        out.extend([token.term for token in _word_tokens(compound)])
+        out.extend(_word_terms(compound))
     return out
 
 
@@ -279,9 +284,15 @@ def phrases(text: str) -> list[str]:
     return word_phrases(words(text))
 
 
+@lru_cache(maxsize=1 << 16)
+def _phrase_part(word: str) -> str:
+    """A word's stem if it counts as a term (`_counts`), else `""`."""
+    return stem(word) if _counts(word) else ""
+
+
 def word_phrases(plain: list[str]) -> list[str]:
     """`phrases` of a text from its plain words."""
-    parts = [stem(w) for w in plain if _counts(w)]
+    parts = [part for part in map(_phrase_part, plain) if part]
     return [f"{a} {b}" for a, b in itertools.pairwise(parts) if a != b]
 
 
