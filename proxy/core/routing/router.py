@@ -322,7 +322,10 @@ class SkillRouter:
             ask_terms = {t.term for t in split_query_terms(ask_split, index)}
             if focus.why == "question first":
                 everyday = everyday_words(f"{focus.ask} {focus.scene}")
-            ask_names = _names_something(ask_terms, asked_everyday, postings) and not _generic(focus.ask)
+            # after a pivot ("btw", "anyway") the ask has left the scene, even when it names nothing the
+            # router reads ("Ngomong-ngomong, kenapa daun monstera aku pada kuning ya?")
+            ask_names = (focus.why == "pivot" or _names_something(ask_terms, asked_everyday, postings)) \
+                and not _generic(focus.ask)
             if ask_names:
                 asked = ask_split
                 scene = frozenset(t.term for t in terms if t.term not in ask_terms)

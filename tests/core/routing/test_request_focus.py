@@ -143,11 +143,19 @@ def test_a_name_written_only_in_the_scene_gets_no_name_bonus(router: SkillRouter
 def test_an_ask_that_names_nothing_asks_about_the_scene(router: SkillRouter) -> None:
     # no word of the ask is a catalog term or an everyday topic: it asks about the scene ("what do
     # I send them and when?"), which then counts as the ask
-    decision = router.route("slow database queries with indexes and query plans. anyway, wxyzzy qwrtp?")
+    decision = router.route("slow database queries with indexes and query plans. wxyzzy qwrtp?")
     assert names(decision.selected)[:1] == ["db-tuning"]
     assert "penalty:matched_only_the_scene" not in decision.selected[0].reasons
     spanish = router.route("Tengo consultas lentas en la base de datos, con índices y planes. ¿Qué les hago y cuándo?")
     assert names(spanish.selected)[:1] == ["db-tuning"]
+
+
+def test_an_ask_after_a_pivot_leaves_the_scene_even_when_it_names_nothing_known(router: SkillRouter) -> None:
+    # "anyway," turns away from the scene, so an ask in words the router cannot read ("kenapa daun
+    # monstera aku pada kuning ya?", why are my monstera's leaves yellow) is not about it
+    decision = router.route("slow database queries with indexes and query plans. anyway, wxyzzy qwrtp?")
+    assert decision.selected == ()
+    assert "penalty:matched_only_the_scene" in decision.candidates[0].reasons
 
 
 def test_an_ask_about_an_everyday_topic_names_something_of_its_own(router: SkillRouter) -> None:
