@@ -169,10 +169,10 @@ _DEFINITIONS: PatternTable = (
     (("why",), r"^why (?:is|are) [\w./+#-]+ (?:called|abbreviated|named|spelled)\b"),
     (("what", "whats"),
      r"^what(?:'s| is|s) [\w./+#-]+ in (?!our |my |the |this |that |your )[\w ./+#-]{1,20}?(?:\?|$)"),
-    (("qué", "que", "was", "qu'est-ce"),
+    (("qué", "que", "was", "est", "quoi"),  # qu'est-ce and c'est are no words of their own
      rf"^¿?(?:qu[ée] es (?:un|una)|was (?:ist|sind) (?:ein|eine|eigentlich ein|eigentlich eine)|"
      rf"qu'est-ce qu'(?:un|une)|c'est quoi (?:un|une)) {_TERM}(?:\?|$)"),
-    (("что", "é", "e", "cos'è", "cosè", "cos", "co", "nedir", "demek", "anlama", "itu", "artinya", "là", "la", "gi"),
+    (("что", "é", "e", "cosè", "cos", "co", "nedir", "demek", "anlama", "itu", "artinya", "là", "la", "gi"),
      rf"^(?:что такое|o que (?:é|e|significa) (?:um|uma)?|(?:che )?cos(?:'| )?è (?:un|una|uno|un')?|co to jest|"
      rf"apa itu|apa sih) ?{_TERM}(?: (?:в двух словах|простыми словами|w skrócie|singkatnya))?(?:\?|$)|"
      rf"^{_TERM} (?:nedir|ne demek|ne anlama gelir|là gì|la gi|itu apa|artinya apa)(?: (?:kısaca|ya|sih))?(?:\?|$)"),
@@ -201,6 +201,37 @@ _CHOICE = re.compile(r"\b(?:which|should|recommend|for (?:my|our))\b|哪个|該�
                      r"\bsignifi(?:cant|kan)\b|\banlamlı\b|显著|顯著")
 
 
+# "…, in one sentence", "…, коротко объясни", "…，一句话说明": how short the answer should be, said after
+# the question. It asks for no more than the question did, so a fact question keeps its shape without it.
+_BREVITY = (
+    r"(?:briefly|quickly|simply|in short|in a nutshell|in simple terms|in plain english|like i'?m five|eli5|tl;?dr|"
+    r"in (?:one|a|two|a few|1|2|3) (?:sentences?|words?|lines?)|short answer|"
+    r"en pocas palabras|en breve|brevemente|en una frase|resumid[oa]|em poucas palavras|resumidamente|"
+    r"em uma frase|numa frase|rapidinho|en deux mots|en bref|en une phrase|bri[eè]vement|en quelques mots|"
+    r"kurz(?: und knapp| erkl[aä]rt)?|in einem satz|in wenigen worten|einfach erkl[aä]rt|in poche parole|"
+    r"in una frase|in due parole|коротко|кратко|вкратце|в двух словах|простыми словами|одним предложением|"
+    r"krótko|w skrócie|w jednym zdaniu|w dwóch słowach|prostymi słowami|kısaca|bir cümleyle|singkat(?:nya| saja)?|"
+    r"secara singkat|dalam satu kalimat|ngắn gọn|ngan gon|trong một câu|"
+    r"一句话|一句話|简单(?:说|讲|解释)?|簡單(?:說|講|解釋)?|简短|簡短|一言で|簡単に|手短に|간단히|짧게|한 문장으로)"
+)
+_EXPLAIN = (r"(?:explain(?: it)?|tell me|erkl[äa]r(?:e|'s)?(?: es)?|explica(?:lo|me)?|explique|spiega(?:mi)?|"
+            r"объясни(?:те)?|поясни|расскажи|wyjaśnij|açıkla|anlat|jelaskan|giải thích|giai thich|说明|說明|解释|解釋|"
+            r"说一下|說一下|概括|説明して|教えて|설명해 ?줘|설명해 ?주세요|알려줘)")
+_BREVITY_TAIL = re.compile(
+    rf"\s*[,，、;:.!?。！？]\s*(?:(?:pls|please|plz) )?(?:{_EXPLAIN} ?)?{_BREVITY}(?: ?{_EXPLAIN})?"
+    rf"(?: ?(?:pls|please|plz|bitte|por favor|пожалуйста|proszę|lütfen|ya|dong|nhé|nha|吧|呗|唄))?\s*[.!?。！？]*$")
+
+
+def without_brevity_tail(ask: str) -> str:
+    """`ask` without the length of answer it asks for after the question (`_BREVITY_TAIL`)."""
+    return _BREVITY_TAIL.sub("", ask)
+
+
+def only_brevity(ask: str) -> bool:
+    """`ask` says only how short the answer should be ("en deux mots ?"): the question is before it."""
+    return not without_brevity_tail(f". {ask}")
+
+
 _FACT_SHAPES = triggered(_FACTS)
 _DIFFERENCE_SHAPES = triggered(_DIFFERENCES)
 _DEFINITION_SHAPES = triggered(_DEFINITIONS)
@@ -213,6 +244,7 @@ def asks_for_a_fact(ask: str) -> bool:
         return False
     if len(ask) > LONGEST_FACT_QUESTION // 2 and CJK_RUN.search(ask):
         return False
+    ask = without_brevity_tail(ask)
     words = plain_words(ask)
     if first_match(_FACT_SHAPES, ask, words) or first_match(_DEFINITION_SHAPES, ask.strip(), words):
         return True

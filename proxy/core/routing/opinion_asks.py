@@ -75,7 +75,7 @@ _FOREIGN_OPINION: PatternTable = (
     #채용 없어질까요?"), and an agreement asked for ("Next.js se está volviendo demasiado complicado, ¿no crees?")
     (("ersetzen", "ablösen", "reemplazará", "reemplazar", "substituir", "remplacer", "remplacera", "sostituirà",
       "rimpiazzerà", "заменит", "вытеснит", "wygryźć", "zastąpi", "yerini", "gantiin", "menggantikan", "ngalahin",
-      "thế", "crees", "parece", "n'est", "trouves", "trovi", "acha", "wahr", "правда", "так", "prawda", "değil",
+      "thế", "crees", "parece", "pas", "trouves", "trovi", "acha", "wahr", "правда", "так", "prawda", "değil",
       "kan", "phải", "prediksi", "prediksimu"),
      r"\b(?:wird [\w .+#-]{1,30} (?:ersetzen|ablösen)|(?:va a |vai |va )?(?:reemplazar|reemplazará|substituir|"
      r"remplacer|remplacera|sostituirà|rimpiazzerà)|заменит|вытеснит|wygryźć|zastąpi|yerini (?:alacak|alır) mı|"

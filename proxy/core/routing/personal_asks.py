@@ -178,7 +178,7 @@ _OTHER_LANGUAGES: PatternTable = (
      r"me remettre|superar isso|пережить это|как не выгореть|telafi|atlatırım|atlatmak|atlatabilirim|"
      r"vượt qua chuyện|move on dari)\b"),
     # am I overreacting, in the other languages
-    (("empfindlich", "überempfindlich", "sensible", "exagero", "exagerando", "j'exagère", "exagère", "sensível",
+    (("empfindlich", "überempfindlich", "sensible", "exagero", "exagerando", "exagère", "sensível",
       "esagero", "esagerando", "чувствительный", "чувствительная", "преувеличиваю", "накручиваю", "przesadzam",
       "abartıyor", "hassasım", "lebay", "baper", "nhạy"),
      r"\b(?:bin ich (?:zu |über)?empfindlich|überempfindlich|soy (?:demasiado|muy) sensible|exagero|estoy exagerando|"

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 from proxy.core.catalog.skill import Skill
 from proxy.core.routing.everyday_topics import everyday_words
 from proxy.core.routing.evidence import Evidence, Query, evidence, name_mentions, raw_scores, shortlist
-from proxy.core.routing.fact_questions import asks_for_a_fact
+from proxy.core.routing.fact_questions import asks_for_a_fact, only_brevity
 from proxy.core.routing.fun_writing import fun_writing
 from proxy.core.routing.languages import message_languages, other_language, skill_languages
 from proxy.core.routing.opinion_asks import choice_ask, opinion_ask
@@ -347,8 +347,9 @@ class SkillRouter:
         # scene of everyday life ("Our marketing team is running a half marathon. how should a beginner train?")
         turned = focus.why == "pivot" or (bool(scene) and not everyday and bool(everyday_words(focus.scene))
                                           and not opens_with_a_request_verb(focus.ask))
-        fact = asks_for_a_fact(focus.ask)  # "who invented …?": the model knows, no skill helps
         whole = normalize(capped)  # the message as the shape rules read it
+        # "who invented …?": the model knows, no skill helps ("qu'est-ce qu'un webhook, en deux mots ?" asks it too)
+        fact = asks_for_a_fact(whole if focus.scene and only_brevity(focus.ask) else focus.ask)
         news = shares_news(whole)  # "finally passed SOC 2 🎉": asks for nothing
         fun = fun_writing(focus.ask)  # "a limerick about our database migration": the model writes it alone
         # an everyday ask that asks for no work ("how do I ask for unpaid leave?") needs a stronger match than

@@ -33,6 +33,8 @@ def triggered(table: PatternTable) -> TriggeredPatterns:
     found: dict[str, list[str]] = {}
     for triggers, pattern in table:
         for trigger in triggers:
+            if not CJK_RUN.search(trigger) and plain_words(trigger) != {trigger}:  # "qu'est-ce" is no word:
+                raise ValueError(f"trigger {trigger!r} is not one word of a text")  # it would never trigger
             found.setdefault(trigger, []).append(pattern)
     compiled = {trigger: re.compile("|".join(patterns)) for trigger, patterns in found.items()}
     by_word = {t: p for t, p in compiled.items() if not CJK_RUN.search(t)}

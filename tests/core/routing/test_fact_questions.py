@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from proxy.core.routing.fact_questions import LONGEST_FACT_QUESTION, asks_for_a_fact
+from proxy.core.routing.fact_questions import LONGEST_FACT_QUESTION, asks_for_a_fact, only_brevity, without_brevity_tail
 from proxy.core.routing.router import MEDIUM, SkillRouter
 from proxy.core.routing.tokens import normalize
 from tests.core.routing.test_router import make_skill
@@ -121,6 +121,42 @@ def test_fact_questions_in_every_language_are_recognised(text: str) -> None:
 @pytest.mark.parametrize("text", TASKS)
 def test_tasks_that_share_words_with_fact_questions_are_not(text: str) -> None:
     assert not asks_for_a_fact(normalize(text))
+
+
+# How short the answer should be, said after the question, in the languages the router reads.
+BREVITY_TAILS = (
+    "what does SLA mean, in one sentence?",
+    "what's a webhook? explain briefly",
+    "¿qué es un webhook? en pocas palabras",
+    "o que significa churn? resumidamente",
+    "was bedeutet SLA? kurz bitte",
+    "cos'è un webhook, in poche parole",
+    "что значит CI/CD, коротко объясни",
+    "co to jest webhook? w skrócie",
+    "SLA nedir, kısaca açıkla",
+    "apa itu webhook? jelaskan singkat",
+    "SQL里的JOIN是什么意思，一句话说明",
+)
+
+
+@pytest.mark.parametrize("text", BREVITY_TAILS)
+def test_a_fact_question_keeps_its_shape_when_a_short_answer_is_asked_for(text: str) -> None:
+    assert asks_for_a_fact(normalize(text))
+    assert without_brevity_tail(normalize(text)) != normalize(text)
+
+
+def test_a_brevity_word_inside_a_task_is_no_tail() -> None:
+    text = normalize("what does SLA mean for our contract? we need to fix the uptime clause quickly")
+    assert without_brevity_tail(text) == text
+    assert not asks_for_a_fact(text)
+
+
+def test_an_ask_of_only_brevity_sends_the_router_to_the_question_before_it() -> None:
+    assert only_brevity("en deux mots ?") and only_brevity("коротко") and not only_brevity("write it briefly")
+    router = SkillRouter((make_skill("webhooks", "Design and secure webhooks: signatures, retries, delivery."),))
+    decision = router.route("Qu'est-ce qu'un webhook, en deux mots ?")
+    assert decision.selected == ()
+    assert "penalty:asks_for_a_fact" in decision.candidates[0].reasons
 
 
 def test_a_long_message_carries_a_task_of_its_own() -> None:

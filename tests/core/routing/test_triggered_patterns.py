@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from proxy.core.routing.triggered_patterns import first_match, holds_a_trigger, triggered
 
 TABLE = triggered((
@@ -27,3 +29,9 @@ def test_a_text_without_a_trigger_is_not_searched() -> None:
 def test_the_earliest_match_wins() -> None:
     match = first_match(TABLE, "o que vc acha? sizce?")
     assert match is not None and match.group() == "o que vc acha"
+
+
+def test_a_trigger_that_is_no_word_of_a_text_is_refused() -> None:
+    # a text's words are split at apostrophes ("qu'est-ce" is qu, est, ce): such a trigger never fires
+    with pytest.raises(ValueError, match="qu'est-ce"):
+        triggered(((("qu'est-ce",), r"qu'est-ce qu'un \w+"),))
