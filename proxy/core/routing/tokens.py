@@ -127,6 +127,12 @@ class SplitText(NamedTuple):
 # citation style) is Indonesian apa (what), in nearly every Indonesian question; OPA (Open Policy
 # Agent) is the German Opa (grandpa). Only the capitals name the acronym.
 CAPITALS_ONLY = frozenset({"apa", "opa"})
+# Terms of the catalog that are the commonest verb of another language: Polish jest (is) is in nearly
+# every Polish message, and read as Jest, the test runner, it sent Polish chatter to JavaScript testing.
+# In a message that holds that language's function words, the word is the verb unless written with a
+# capital ("testy w Jest").
+_POLISH_FUNCTION_WORDS = frozenset("się sie że czy nie ale jak dla żeby zeby już juz też tez bardzo mam".split())
+VERB_IN_ITS_LANGUAGE = {"jest": _POLISH_FUNCTION_WORDS}
 
 
 # "Go" the language: the word is a stopword in small letters ("go ahead", "where did it go"), but a
@@ -162,6 +168,10 @@ def split_text(text: str) -> SplitText:
         small = {word for word in CAPITALS_ONLY if word.upper() not in written}
         compounds = [c for c in compounds if c not in small]
         parts = [p for p in parts if p not in small]
+    for verb, language in VERB_IN_ITS_LANGUAGE.items():
+        if verb in parts and not language.isdisjoint(parts) and verb.capitalize() not in text:
+            compounds = [c for c in compounds if c != verb]
+            parts = [p for p in parts if p != verb]
     return SplitText(runs, compounds, parts)
 
 

@@ -88,6 +88,13 @@ def test_an_acronym_that_is_a_small_word_elsewhere_counts_only_in_capitals() -> 
     assert "opa" not in split_text("Mein Opa wird 80, was schenke ich ihm?").words
 
 
+def test_polish_jest_is_the_verb_in_a_polish_message_and_the_test_runner_elsewhere() -> None:
+    assert "jest" in split_text("our jest tests are flaky on CI").words
+    assert "jest" in split_text("napisz testy w Jest dla tego komponentu").compounds  # no function word: the runner
+    polish = split_text("jest 23:00 a ja głodny jak wilk, co szybkiego zrobić?")
+    assert "jest" not in polish.words and "jest" not in polish.compounds
+
+
 def test_a_capital_go_inside_a_sentence_names_the_language() -> None:
     assert name_go("our Go service leaks goroutines") == "our golang service leaks goroutines"
     assert name_go("用 Go 写的服务") == "用 golang 写的服务" and name_go("Go 写的采集服务").startswith("golang")
