@@ -116,11 +116,16 @@ def _lexicon_terms(split: SplitText, lexicon: Lexicon) -> list[QueryTerm]:
     for run in split.cjk_runs:
         for key, english in lexicon.lookup_cjk(run):
             out.extend(_expand(english, CJK_LEXICON_WEIGHT, key))
-    plain, heads = split.words, lexicon.phrase_words
+    plain, heads, pairs, turkish_firsts = split.words, lexicon.phrase_words, lexicon.phrase_pairs, \
+        lexicon.turkish_firsts
     turkish = may_be_turkish(plain)
     known = _DEFAULT_WORD_TERMS[turkish] if lexicon is LEXICON else None
+    last = len(plain) - 1
     for i, word in enumerate(plain):
-        hit = lexicon.lookup_phrase(plain, i) if word in heads else None  # only a listed head starts a phrase
+        # only a listed head followed by its phrase's second word (or a Turkish phrase's first word) starts a
+        # phrase: the test `lookup_phrase` makes first, made here for the half of a message's words that are heads
+        hit = lexicon.lookup_phrase(plain, i) if word in heads and i < last and (
+            f"{word} {plain[i + 1]}" in pairs or fold_accents(word) in turkish_firsts) else None
         if hit is not None:
             out.extend(_expand(hit[1], LEXICON_WEIGHT, hit[0]))
             continue
