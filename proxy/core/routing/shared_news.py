@@ -101,8 +101,13 @@ _WANTS_TO_KNOW = re.compile(r"\b(?:want|wants|need|needs) to (?:know|understand|
 _DONE_THINGS = frozenset("a an the this that these those it some my our your me us both all another one".split())
 # Words before "I" in a request ("can I get …", "could I see …"); elsewhere "I write …" is a statement.
 _MODALS = frozenset("can could may might should would shall will".split())
-# The request markers of CJK text that `asks` (request_focus.py) does not already read.
-_CJK_REQUESTS = re.compile(r"想要|需要|要求|希望|麻烦|帮|幫|给我|給我|たい|必要|お願い|싶|필요|부탁|해 ?줘")
+# The request markers of CJK text that `asks` (request_focus.py) does not already read: what the user
+# wants done, with 想 (want to) before the verb of the work ("想把不符合规则的筛掉", "想用 Python 做") …
+_CJK_WORK_WANTS = (r"想要|希望|麻烦|帮|幫|给我|給我|想(?:把|用|让|讓|做|弄|搞|改|加|换|換|写|寫|查|找|筛|篩|统计|統計)|"
+                   r"(?<!知り)(?<!聞き)たい|お願い|(?<!알고 )싶|부탁|해 ?줘")
+_CJK_WORK_REQUESTS = re.compile(_CJK_WORK_WANTS)
+# … and what it needs ("是否需要", "必要だと思う", "필요하다고 생각" may ask an opinion) or wants to know or ask.
+_CJK_REQUESTS = re.compile(rf"{_CJK_WORK_WANTS}|需要|要求|必要|필요|想(?:知道|问|問)|问一下|問一下|请问|請問")
 # Words that report a problem; negated ones ("nothing broke") do not count.
 _PROBLEM_WORDS = frozenset("""
 error errors fail fails failing failed failure failures broken broke breaks breaking crash crashes crashing crashed
@@ -267,7 +272,8 @@ def requests_work(ask: str) -> bool:
     does not count (see `asks_for_work`)."""
     words = plain_words(_WANTS_TO_KNOW.sub(" ", ask)) if "to" in ask else plain_words(ask)
     return (not _WANTS.isdisjoint(words) or _REQUEST_PHRASES.search(ask) is not None
-            or any(map(opens_with_a_request_verb, _SEGMENTS.split(ask))))
+            or any(map(opens_with_a_request_verb, _SEGMENTS.split(ask)))
+            or (CJK_RUN.search(ask) is not None and _CJK_WORK_REQUESTS.search(ask) is not None))
 
 
 def asks_for_work(ask: str) -> bool:

@@ -101,6 +101,10 @@ def test_an_ask_that_opens_with_a_request_verb_asks_for_work(ask: str, work: boo
     ("Necesito el texto de la portada de mi web para mis clases de yoga", True),
     ("how should a total beginner train for a half marathon?", False),
     ("what's a good gift for my sister's birthday?", False),
+    ("孩子也没去上学。趁空问一下：我有一批小分子的SMILES，想把不符合Lipinski规则的筛掉", True),  # 想把: wants it done
+    ("デザイントークンを整理して、ダークモードとのテーマ切り替えに対応したい", True),
+    ("솔직히 개발자 채용에 코딩테스트 꼭 필요하다고 생각하세요?", False),  # "necessary, do you think?": an opinion
+    ("Vue 和 React 哪个更值得学？我想知道大家怎么看", False),  # wants to know, not work
 ])
 def test_an_ask_for_work_opens_a_clause_with_a_request_verb_or_reports_a_problem(ask: str, work: bool) -> None:
     assert asks_for_work(normalize(ask)) is work
