@@ -227,9 +227,12 @@ def without_brevity_tail(ask: str) -> str:
     return _BREVITY_TAIL.sub("", ask)
 
 
+_LONGEST_BREVITY = 60  # characters: "please explain it in a few sentences pls", and more
+
+
 def only_brevity(ask: str) -> bool:
     """`ask` says only how short the answer should be ("en deux mots ?"): the question is before it."""
-    return not without_brevity_tail(f". {ask}")
+    return len(ask) <= _LONGEST_BREVITY and not without_brevity_tail(f". {ask}")
 
 
 _FACT_SHAPES = triggered(_FACTS)
