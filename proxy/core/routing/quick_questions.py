@@ -14,8 +14,10 @@ A quick question is a single sentence of at most QUICK_MAX_WORDS words that open
 do I …"); or a textbook exercise, a small piece of code about nobody's own system ("write a python
 function that reverses a linked list", not "write a function that parses our invoices"). A message
 of two sentences sets a scene or reports a problem, and a request for work on the user's own system
-("can you fix …", "write our …") is no quick question. English only, for now. Pure and
-deterministic, on the normalised (case-folded) message.
+("can you fix …", "write our …") is no quick question. English only, for now, except two shapes
+read in every language: an ask for a command or a shortcut, and a setting of a phone, a computer or a
+consumer app (`device_setting`: "comment on active le mode sombre sur Outlook web", "微信怎么关掉朋友圈的
+广告"). Pure and deterministic, on the normalised (case-folded) message.
 """
 
 from __future__ import annotations
@@ -56,6 +58,64 @@ _FOREIGN_COMMAND = triggered((
     (("コマンド", "ショートカット", "명령어", "단축키", "命令是", "快捷键", "快捷鍵"),
      r"コマンド|ショートカット|명령어|단축키|命令是|快捷键|快捷鍵"),
 ))
+# A setting of a phone, a computer or a consumer app asked about ("comment on active le mode sombre sur
+# Outlook web", "微信怎么关掉朋友圈的广告", "Telefonumda karanlık mod nasıl ayarlanır?"): the model knows
+# where the switch is, and no skill about building apps helps. Both a device or app and a switch must be
+# named; a request to build one ("add a dark mode toggle to our app") names neither kind of device, and a
+# phone number ("手機號碼", "numer telefonu") is data, not a phone.
+_DEVICES = triggered((
+    (("iphone", "ipad", "android", "mac", "macbook", "windows", "outlook", "gmail", "whatsapp", "wechat", "telegram",
+      "chrome", "safari", "firefox", "onedrive", "dropbox", "icloud", "spotify", "netflix", "youtube", "kindle",
+      "airpods", "google", "phone", "laptop", "telefon", "telefonu", "telefonumda", "telefonumu", "teléfono",
+      "telefono", "telefone", "téléphone", "celular", "móvil", "movil", "portable", "handy", "smartphone",
+      "телефон", "телефоне", "телефона", "ноутбук", "ноутбуке", "komórka", "komórce", "telefonie", "laptopie",
+      "ponsel", "hp", "điện", "dien", "portatile", "portátil", "notebook", "ordinateur", "pc"),
+     r"(?<!number )(?<!numer )(?<!номер )(?<!nomor )(?<!số )(?<!so )(?<!número de )(?<!numero de )(?<!numéro de )"
+     r"\b(?:iphone|ipad|android|mac(?:book)?|windows(?: \d+)?|outlook|gmail|whatsapp|wechat|telegram|chrome|safari|"
+     r"firefox|onedrive|dropbox|icloud|spotify|netflix|youtube|kindle|airpods|google (?:drive|maps|photos|chrome)|"
+     r"(?:my |the )?(?:phone|laptop)|telefon\w*|tel[eé]fono|telefone|t[eé]l[eé]phone|celular|m[oó]vil|portable|handy|"
+     r"smartphone|телефон\w*|ноутбук\w*|komórk\w+|telefonie|laptopie|ponsel|hp|đi[eệ]n tho[aạ]i|dien thoai|"
+     r"port[aá]til[e]?|notebook|ordinateur|pc)\b(?! numbers?| numarası| numarasi)"),
+    (("手机", "手機", "电脑", "電腦", "微信", "スマホ", "携帯", "パソコン", "핸드폰", "휴대폰", "노트북",
+      "카톡", "아이폰", "アイフォン", "ライン", "浏览器", "瀏覽器", "ブラウザ", "브라우저"),
+     r"手机(?!号)|手機(?!號)|电脑|電腦|微信|スマホ|携帯|パソコン|핸드폰|휴대폰|노트북|카톡|아이폰|アイフォン|ライン|"
+     r"浏览器|瀏覽器|ブラウザ|브라우저"),
+))
+_SWITCHES = triggered((
+    (("turn", "switch", "enable", "disable", "activate", "deactivate", "dark", "default", "notifications", "sync",
+      "syncing", "autoplay", "active", "désactive", "desactive", "activer", "désactiver", "desactiver", "sombre",
+      "einstellen", "ein", "aus", "ausschalten", "einschalten", "deaktivieren", "aktivieren", "dunkelmodus",
+      "activar", "desactivar", "activo", "desactivo", "oscuro", "ativar", "desativar", "ativo", "desativo", "escuro",
+      "attivare", "disattivare", "togliere", "scura", "sincronizzazione", "включить", "выключить", "отключить",
+      "тёмную", "темную", "тёмный", "темный", "włączyć", "wyłączyć", "ciemny", "ciemnego", "açılsın", "kapatmak",
+      "kapatırım", "ayarlanır", "ayarlarım", "karanlık", "aktifkan", "matikan", "nonaktifkan", "gelap", "bật", "tắt",
+      "bat", "tat", "tối", "toi"),
+     r"\b(?:turn (?:on|off)|switch (?:on|off)|(?:en|dis)able|(?:de)?activate|dark mode|(?:the )?default|notifications|"
+     r"sync(?:ing)?|autoplay|(?:d[eé]s)?activ(?:e|er)|mode sombre|(?:ein|aus)(?:stellen|schalten)|stelle\b.{0,30}\bein|"
+     r"(?:de)?aktivieren|dunkelmodus|(?:des)?activ(?:ar|o)|modo oscuro|(?:des)?ativ(?:ar|o)|modo escuro|"
+     r"(?:dis)?attivare|togliere|modalità scura|sincronizzazione|включить|выключить|отключить|т[её]мн\w+ тем\w*|"
+     r"włączyć|wyłączyć|tryb ciemn\w+|açılsın|kapat\w+|ayarla\w*|karanlık mod|aktifkan|matikan|nonaktifkan|"
+     r"mode gelap|bật|tắt|bat|tat|chế độ tối|che do toi)\b"),
+    (("关掉", "关闭", "關掉", "關閉", "打开", "打開", "开启", "開啟", "改成", "默认", "預設", "深色", "设置",
+      "設定", "オフ", "オン", "ダークモード", "無効", "끄", "켜", "설정", "다크"),
+     r"关掉|关闭|關掉|關閉|打开|打開|开启|開啟|改成|默认|預設|深色|设置|設定|オフ|オン|ダークモード|無効|끄|켜|설정|다크"),
+))
+DEVICE_SETTING_MAX_WORDS = 25
+
+
+def device_setting(text: str) -> str:
+    """The device or app of a (normalised) short question about one of its settings, or ""."""
+    if len(text) > QUICK_MAX_CHARS or len(_WORD.findall(text)) > DEVICE_SETTING_MAX_WORDS:
+        return ""
+    if _INNER_SENTENCE_END.search(text.strip().rstrip("?!. ")) or _ABOUT_THEIR_OWN_WORK.search(text):
+        return ""
+    device = first_match(_DEVICES, text)
+    return device.group() if device is not None and first_match(_SWITCHES, text) is not None else ""
+
+
+# "our app", "unsere App", "nuestra app": a setting of the user's own product is work on it.
+_ABOUT_THEIR_OWN_WORK = re.compile(r"\b(?:our|unser\w*|nuestr[oa]s?|notre|nos|nosso|nossa|nostr[oa]|наш\w*|"
+                                   r"nasz\w*|kami|chúng tôi|bizim)\b|我们|我們|うちの|우리")
 _ABOUT_THEIR_OWN = re.compile(r"\b(?:my|our|this|these|your|we|i)\b|\bi'")
 _INNER_SENTENCE_END = re.compile(r"[.!?;](?:\s|$)(?=.)|\n")
 _WORD = re.compile(r"[^\W_]+")

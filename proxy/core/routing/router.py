@@ -28,7 +28,7 @@ from proxy.core.routing.languages import message_languages, other_language, skil
 from proxy.core.routing.opinion_asks import choice_ask, opinion_ask
 from proxy.core.routing.personal_asks import personal_ask
 from proxy.core.routing.query import QueryTerm, cap_text, split_query_terms, warm_lexicon
-from proxy.core.routing.quick_questions import quick_question
+from proxy.core.routing.quick_questions import device_setting, quick_question
 from proxy.core.routing.request_focus import request_focus
 from proxy.core.routing.shared_news import asks_for_work, opens_with_a_request_verb, requests_work, shares_news
 from proxy.core.routing.term_index import RoutingIndex, SkillMatches, build_index
@@ -356,7 +356,7 @@ class SkillRouter:
         # one that does ("before I go to lunch: write a GitHub Actions workflow")
         bar = EVERYDAY_MIN_SCORE if not everyday or asks_for_work(focus.ask) else EVERYDAY_LIFE_MIN_SCORE
         reading = _Reading(frozenset(t.term for t in terms), scene, turned, fact, everyday, news, fun, bar,
-                           message_languages(split.words), quick=quick_question(whole))
+                           message_languages(split.words), quick=quick_question(whole) or device_setting(whole))
         found = list(evidence(chosen, query, index))
 
         def score_all(reading: _Reading) -> list[_Scored]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from proxy.core.routing.quick_questions import quick_question
+from proxy.core.routing.quick_questions import device_setting, quick_question
 from proxy.core.routing.router import MEDIUM, SkillRouter
 from proxy.core.routing.tokens import normalize
 from tests.core.routing.test_router import make_skill
@@ -64,3 +64,36 @@ def test_a_quick_question_routes_only_a_strong_match() -> None:
     task = router.route("Our release branch lost three commits after an interactive rebase. Recover them with "
                         "the reflog, then cherry-pick them onto main.")
     assert [c.skill.name for c in task.selected] == ["git-advanced-workflows"]
+
+
+@pytest.mark.parametrize(("text", "device"), [
+    ("comment on active le mode sombre sur Outlook web", "outlook"),
+    ("Wie stelle ich am iPhone ein, dass Fotos als JPG gespeichert werden?", "iphone"),
+    ("Come faccio a togliere la sincronizzazione di Google Drive dal portatile?", "google drive"),
+    ("Telefonumda karanlık mod akşam otomatik açılsın istiyorum, nasıl ayarlanır?", "telefonumda"),
+    ("lam sao tat che do tu dong cap nhat ung dung tren dien thoai android", "dien thoai"),
+    ("微信怎么关掉朋友圈的广告", "微信"),
+    ("Mac上怎么把默认浏览器改成Chrome", "浏览器"),
+])
+def test_a_setting_of_a_phone_computer_or_app_is_a_quick_question(text: str, device: str) -> None:
+    assert device_setting(normalize(text)) == device
+
+
+@pytest.mark.parametrize("text", [
+    "add a dark mode toggle to our React Native app",  # work on the user's own product
+    "implementa el modo oscuro en nuestra app con Tailwind",
+    "Neo4j 裡想開一個帳號給實習生，看不到 User 節點上的手機號碼，要怎麼設定",  # a phone number is data
+    "how do I convert 200 iPhone photos from HEIC to JPG at once?",  # no setting switched
+    "my iPhone died during the demo. then the projector would not turn on. how do I stay calm next time?",
+])
+def test_other_asks_that_name_a_device_are_not_device_settings(text: str) -> None:
+    assert device_setting(normalize(text)) == ""
+
+
+def test_a_device_setting_routes_only_a_strong_match() -> None:
+    router = SkillRouter((make_skill("design-system", "Design systems: tokens, theming, dark mode, light mode."),))
+    work = router.route("add dark mode theming to the design system of our web app")
+    assert [c.skill.name for c in work.selected] == ["design-system"]
+    setting = router.route("comment on active le mode sombre sur Outlook web")
+    assert setting.selected == ()
+    assert "penalty:quick_question=outlook" in setting.candidates[0].reasons
