@@ -297,6 +297,11 @@ def _clauses(sentence: str) -> list[str]:
     return [sentence[a:b].strip() for a, b in itertools.pairwise(cuts) if sentence[a:b].strip()]
 
 
+def message_sentences(text: str) -> list[str]:
+    """The sentences of a (normalised) message."""
+    return sentences(text, _SENTENCE_END)
+
+
 def clauses(text: str) -> list[str]:
     """The clauses of a (normalised) message: its sentences, each cut before an inner question."""
     return [clause for sentence in sentences(text, _SENTENCE_END) for clause in _clauses(sentence)]

@@ -29,7 +29,7 @@ from proxy.core.routing.opinion_asks import choice_ask, opinion_ask
 from proxy.core.routing.personal_asks import personal_ask
 from proxy.core.routing.query import QueryTerm, cap_text, split_query_terms, warm_lexicon
 from proxy.core.routing.quick_questions import device_setting, quick_question
-from proxy.core.routing.request_focus import request_focus
+from proxy.core.routing.request_focus import message_sentences, request_focus
 from proxy.core.routing.shared_news import asks_for_work, opens_with_a_request_verb, requests_work, shares_news
 from proxy.core.routing.term_index import RoutingIndex, SkillMatches, build_index
 from proxy.core.routing.terms import FIELD_BITS
@@ -244,6 +244,22 @@ def _below_medium(score: int, bar: int) -> int:
     return score * (MEDIUM - 1) // bar
 
 
+# Negations that take a want back ("not looking for advice, just needed to say it", "non mi serve niente").
+_NO_WANT = frozenset("not dont don no non nothing nicht nichts kein keine nada nunca niente rien pas nic nie "
+                     "ничего не нет".split())
+
+
+def _everyday_from_the_request_on(whole: str, everyday: tuple[str, ...]) -> tuple[str, ...]:
+    """The everyday words of a message read whole from the first sentence that requests work on (it says
+    what the user needs or wants, or opens with a request verb): the life told in the sentences before
+    it is a scene ("Mới đi Đà Lạt về, mệt mà vui. Giờ cần viết chuỗi 5 email chào mừng …";
+    "刚从云南旅游回来，晒黑了一圈。回到工作：老板让我做一张信息图")."""
+    parts = message_sentences(whole)
+    first = next((k for k, part in enumerate(parts)
+                  if requests_work(part) and _NO_WANT.isdisjoint(plain_words(part))), 0)
+    return everyday_words(" ".join(parts[first:])) if first else everyday
+
+
 def _names_something(terms: set[str], everyday: tuple[str, ...], postings: Mapping[str, object]) -> bool:
     """The ask names something of its own: a term of the catalog or a topic of everyday life. One that
     names neither ("¿Qué les mando y cuándo?") asks about the scene, which is then part of the ask."""
@@ -354,6 +370,8 @@ class SkillRouter:
         fun = fun_writing(focus.ask)  # "a limerick about our database migration": the model writes it alone
         # an everyday ask that asks for no work ("how do I ask for unpaid leave?") needs a stronger match than
         # one that does ("before I go to lunch: write a GitHub Actions workflow")
+        if everyday and not focus.scene:
+            everyday = _everyday_from_the_request_on(whole, everyday)
         bar = EVERYDAY_MIN_SCORE if not everyday or asks_for_work(focus.ask) else EVERYDAY_LIFE_MIN_SCORE
         reading = _Reading(frozenset(t.term for t in terms), scene, turned, fact, everyday, news, fun, bar,
                            message_languages(split.words), quick=quick_question(whole) or device_setting(whole))

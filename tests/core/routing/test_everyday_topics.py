@@ -159,3 +159,17 @@ def test_an_everyday_ask_for_no_work_needs_a_stronger_match_than_one_for_work() 
     work = router.route("plan my birthday party with win-back games")  # a request verb opens it
     assert [c.skill.name for c in work.selected] == ["emails"]
     assert EVERYDAY_MIN_SCORE <= work.selected[0].score < EVERYDAY_LIFE_MIN_SCORE
+
+
+def test_the_life_told_in_sentences_before_a_request_for_work_is_a_scene() -> None:
+    router = SkillRouter((make_skill("slack-gifs", "Create animated GIFs for Slack: loops, emoji, small files."),))
+    work = router.route("my grandma turned 90 today and we filmed her cat dancing lol. "
+                        "can you turn it into a looping gif for our team slack?")
+    assert [c.skill.name for c in work.selected] == ["slack-gifs"]
+    assert not any(r.startswith("penalty:everyday_topic") for r in work.selected[0].reasons)
+    life = router.route("my grandma turned 90 today. can you make a gif for her birthday party?")  # still her life
+    assert "penalty:everyday_topic=birthday" in life.candidates[0].reasons
+    # a want taken back is no request: the birthday told before it still counts
+    vented = router.route("my grandma's birthday party was today. "
+                          "not looking for animated loops, just needed to say it")
+    assert "penalty:everyday_topic=grandma" in vented.candidates[0].reasons
