@@ -119,7 +119,9 @@ _DIFFERENCES: PatternTable = (
     (("differenza", "differenze", "разница", "чем", "różnica", "różnice", "roznica"),
      r"\bdifferenz[ae] (?:tra|fra)\b|\bразница между\b|\bчем отлича\w*|\bróżnic[ae] (?:między|miedzy)\b"),
     (("arasındaki", "perbedaan", "beda", "bedanya", "khác"),
-     r"\barasındaki farklar?\b|\bperbedaan antara\b|\bapa (?:perbedaan|beda)(?:nya)?\b|\bkhác nhau\b|\bkhác gì\b"),
+     r"\barasındaki farklar?\b|\bperbedaan antara\b|\bapa (?:perbedaan|beda)(?:nya)?\b|"
+     r"^(?!.*\b(?:kita|kami)\b)(?:perbedaan|beda)(?:nya)? .{1,40} (?:sama|dan|dengan|ama) .{1,40} apa\b|"
+     r"\bkhác nhau\b|\bkhác gì\b"),
     (("区别", "區別", "不同", "違い", "차이"),
      r"有什么区别|有什麼區別|区别是什么|區別是什麼|有何不同|の違い|違いは|차이(?:가|는|점)"),
     (("difference",), r"\b(?:vs\.?|versus)\b.{1,60}?\bwhat(?:'s| is|s) the difference\b"),
@@ -210,7 +212,7 @@ _BREVITY = (
     r"em uma frase|numa frase|rapidinho|en deux mots|en bref|en une phrase|bri[eè]vement|en quelques mots|"
     r"kurz(?: und knapp| erkl[aä]rt)?|in einem satz|in wenigen worten|einfach erkl[aä]rt|in poche parole|"
     r"in una frase|in due parole|коротко|кратко|вкратце|в двух словах|простыми словами|одним предложением|"
-    r"krótko|w skrócie|w jednym zdaniu|w dwóch słowach|prostymi słowami|kısaca|bir cümleyle|singkat(?:nya| saja)?|"
+    r"krótko|w skrócie|w jednym zdaniu|w dwóch słowach|prostymi słowami|kısaca|bir cümleyle|singkat(?:nya| saja| aja)?|"
     r"secara singkat|dalam satu kalimat|ngắn gọn|ngan gon|trong một câu|"
     r"一句话|一句話|简单(?:说|讲|解释)?|簡單(?:說|講|解釋)?|简短|簡短|一言で|簡単に|手短に|간단히|짧게|한 문장으로)"
 )

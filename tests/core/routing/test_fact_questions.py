@@ -109,6 +109,7 @@ TASKS = (
     "¿qué significa este error en mi consola?",
     "что значит эта ошибка в логах?",
     "这个报错是什么意思？",
+    "bedanya staging sama prod kita apa? migrasinya cuma jalan di satu",
     "is the staging database the same as prod? our migration only ran on one",
 )
 
@@ -136,6 +137,7 @@ BREVITY_TAILS = (
     "SLA nedir, kısaca açıkla",
     "apa itu webhook? jelaskan singkat",
     "SQL里的JOIN是什么意思，一句话说明",
+    "bedanya RAM sama storage apa sih? singkat aja",
 )
 
 
