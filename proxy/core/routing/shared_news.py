@@ -177,6 +177,20 @@ _VENTING = triggered((
      r"necesitaba desahogarme|desabafo|desabafando|desabafar|je (?:r[âa]le|vide mon sac)|coup de gueule|"
      r"dampf ablassen|musste raus|mi sfogo|sfogarmi|volevo sfogarmi|wylać żale|musiałem się wyżalić|cuma curhat|"
      r"curhat aja|sadece dert yanıyorum|içimi dökmek|chỉ muốn than|than thở chút)\b"),
+    # "just wanted to tell someone", in each language: what comes before it was told, not asked
+    (("wanted", "needed", "had", "quería", "queria", "voulais", "fallait", "wollte", "musste", "volevo", "dovevo",
+      "хотел", "хотела", "хотелось", "chciałem", "chciałam", "istedim", "cerita", "bilang", "kể", "chia"),
+     r"\b(?:just wanted to (?:share|say|tell)|(?:needed|had) to (?:say it|tell someone|tell somebody)|"
+     r"s[oó]lo quer[ií]a (?:contarlo|compartirlo|decirlo)|s[óo] queria (?:contar|compartilhar|dizer)|"
+     r"je voulais (?:juste )?(?:le dire|partager|en parler)|fallait que (?:je )?le dise|"
+     r"wollte es (?:nur|einfach)(?: mal)? (?:loswerden|erzählen|sagen)|musste es (?:einfach )?loswerden|"
+     r"volevo (?:solo )?(?:dirlo|condividerlo|raccontarlo)(?: a qualcuno)?|dovevo dirlo a qualcuno|"
+     r"просто хотел(?:а|ось)? (?:рассказать|поделиться|сказать)|chciał(?:em|am) (?:się )?(?:tylko )?"
+     r"(?:podzielić|powiedzieć)|(?:sadece|birine) (?:anlatmak|paylaşmak) istedim|(?:cuma|cuman) (?:mau|pengen) "
+     r"(?:cerita|bilang)|chỉ muốn (?:kể|chia sẻ))\b"),
+    (("说说", "說說", "分享一下", "言いたかった", "聞いてほしかった", "말하고", "털어놓고"),
+     r"只是想说说|就是想找人说说|只是想說說|只是想分享一下|言いたかっただけ|誰かに言いたかった|聞いてほしかった|"
+     r"그냥 말하고 싶었|그냥 털어놓고 싶었"),
     # "don't mind me", said outright: what comes before it asks nothing
     (("mind", "ignore", "whining", "complaining", "ною", "внимания", "caso", "quejo", "attention", "plains", "liga",
       "reclamando", "lamento", "uwagi", "narzekam", "takma", "abaikan", "ngeluh", "kệ", "ignorier", "jammere"),

@@ -120,6 +120,12 @@ def test_an_ask_for_work_opens_a_clause_with_a_request_verb_or_reports_a_problem
     ("the release train slipped again because of one flaky e2e test. don't mind me", "don't mind me"),
     ("Der Build ist schon wieder rot wegen Docker. Ignorier mich einfach", "ignorier mich"),
     ("Đồng nghiệp đẩy code lên main mà không review 🙄 kệ mình nhé", "kệ mình"),
+    ("Bugün tasarım ekibinin yarısı işten çıkarıldı. Çok üzgünüm, sadece anlatmak istedim.", "sadece anlatmak istedim"),
+    ("got laid off from my ML engineer job today. not looking for advice, just needed to say it somewhere",
+     "needed to say it"),
+    ("Hanno bocciato il mio piano di migrazione al cloud. Sono arrabbiata, volevo dirlo a qualcuno.",
+     "volevo dirlo a qualcuno"),
+    ("今天上线又回滚了三次，只是想说说", "只是想说说"),
     ("またデプロイ失敗した…気にしないで", "気にしないで"),
 ])
 def test_venting_and_milestones_ask_for_nothing(text: str, word: str) -> None:
