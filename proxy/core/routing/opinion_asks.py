@@ -71,6 +71,15 @@ _FOREIGN_OPINION: PatternTable = (
     (("思", "どっち", "どちら"), r"どう思|どっちが(?:好き|いい)|どちらが(?:好き|いい)"),
     (("觉得", "覺得", "认为", "認為", "怎么看", "怎麼看", "喜欢", "喜歡", "更好"),
      r"你觉得|你覺得|你认为|你認為|你怎么看|你怎麼看|怎么看待|怎麼看待|你更喜欢|你更喜歡|哪个更好|哪個更好"),
+    # whether the model believes a claim ("小红书上那些月入十万的帖子你信吗？", "do you buy it?")
+    (("信吗", "信嗎", "相信吗", "相信嗎", "信不信", "信じる", "信じます", "믿어", "믿으세요", "믿나요"),
+     r"你信吗|你信嗎|你相信吗|你相信嗎|你信不信|信じ(?:る|ます(?:か)?)[？?]|믿어\?|믿으세요|믿나요"),
+    (("buy", "believe", "crees", "acredita", "crois", "credi", "веришь", "верите", "wierzysz", "inanıyor", "inanır",
+      "percaya", "tin"),  # not "tin không": "có thông tin không" asks for information
+     r"\b(?:do you (?:buy|believe) (?:it|that|this)|you believe (?:it|that|this)(?=\?)|(?:tú )?te lo crees|"
+     r"(?:você|voce|vc) acredita|acredita nisso|tu y crois|ci credi|(?:ты )?веришь|вы верите|wierzysz w|"
+     r"inan[ıi]yor musun|inan[ıi]r m[ıi]s[ıi]n|(?:kamu|lo|lu) percaya|percaya (?:gak|nggak|ga|enggak)|"
+     r"(?:bạn|ban) có tin (?:là|rằng|không|vào|nổi))\b"),
     # whether one thing will replace or beat another ("Czy Svelte ma szansę wygryźć Reacta?", "AI 때문에 신입
     #채용 없어질까요?"), and an agreement asked for ("Next.js se está volviendo demasiado complicado, ¿no crees?")
     (("ersetzen", "ablösen", "reemplazará", "reemplazar", "substituir", "remplacer", "remplacera", "sostituirà",

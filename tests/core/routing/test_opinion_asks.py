@@ -48,9 +48,18 @@ from tests.core.routing.test_router import make_skill
     ("你对微服务怎么看？", "你对微服务怎么看"),
     # "это" is "it is" as often as "this": no own work in "или это хайп?"
     ("Как думаешь, Svelte вытеснит React или это хайп?", "как думаешь"),
+    # whether the model believes a claim
+    ("说实话，小红书上那些月入十万做副业的帖子你信吗？", "你信吗"),
+    ("AI will replace all devs by 2030, you believe that?", "you believe that"),
+    ("kamu percaya AI bakal gantiin programmer?", "kamu percaya"),
+    ("bạn có tin là AI sẽ thay thế lập trình viên không?", "bạn có tin là"),
 ])
 def test_asks_for_an_opinion_are_recognised(text: str, opener: str) -> None:
     assert opinion_ask(normalize(text)) == opener
+
+
+def test_vietnamese_tin_nhan_is_a_text_message_not_a_belief_asked() -> None:
+    assert opinion_ask(normalize("Bạn có tin nhắn mới từ khách hàng, tóm tắt giúp mình")) == ""  # a text message
 
 
 @pytest.mark.parametrize("text", [
