@@ -199,6 +199,17 @@ _OTHER_LANGUAGES: PatternTable = (
      r"\b(?:abschalten|runterkommen|desestresarme|desconectar del trabajo|décompresser|déconnecter du boulot|"
      r"a staccare|rilassarmi|desestressar|relaxar|расслабиться|отвлечься от работы|odstresować się|"
      r"kafa dağıtmak|rahatlamak|butuh healing|melepas stres|xả stress|xa stress|thư giãn|thu gian)\b"),
+    # calming one's nerves before a talk or an exam ("jak się uspokoić przed wystąpieniem?", "如何缓解紧张")
+    (("beruhigen", "lampenfieber", "calmarme", "tranquilizarme", "nervios", "acalmar", "nervosismo", "calmer", "trac",
+      "calmarmi", "agitazione", "успокоиться", "волноваться", "нервничать", "uspokoić", "uspokoic", "tremę", "trema",
+      "sakinleşmek", "sakinleşirim", "tenang", "menenangkan", "grogi", "gugup", "tĩnh", "hồi"),
+     r"\b(?:(?:mich )?beruhigen|lampenfieber|calmarme|tranquilizarme|(?:los|mis) nervios|(?:me )?acalmar|"
+     r"nervosismo|me calmer|le trac|calmarmi|agitazione|успокоиться|не (?:волноваться|нервничать)|"
+     r"(?:się )?uspokoi[ćc]|tremę|trema|sakinleş(?:mek|irim)|biar tenang|menenangkan diri|grogi|gugup|"
+     r"bình tĩnh|hồi hộp)\b"),
+    (("冷静", "紧张", "緊張", "落ち着", "진정", "긴장", "떨지"),
+     r"冷静下来|冷靜下來|缓解紧张|緩解緊張|不紧张|不緊張|别紧张|落ち着く方法|落ち着け|緊張しない|緊張をほぐ|"
+     r"마음을 진정|긴장(?:을)? (?:안|풀|덜)|떨지 않"),
     # what the model would do in the user's place
     (("stelle", "lugar", "place", "posto", "месте", "miejscu", "yerimde", "jadi", "là"),
      r"\b(?:an meiner stelle|en mi lugar|à ma place|no meu lugar|al mio posto|на (?:моём|моем) месте|"

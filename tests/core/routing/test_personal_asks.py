@@ -53,6 +53,10 @@ from tests.core.routing.test_router import make_skill
     ("팀장님한테 퇴사한다고 어떻게 말하죠?", "팀장님한테 퇴사한다고 어떻게 말"),
     ("sejak pindah tim aku merasa nggak dianggap", "aku merasa"),
     ("我在公司感觉自己很没用", "感觉自己很没用"),
+    # calming one's nerves
+    ("jak się uspokoić przed wystąpieniem?", "się uspokoić"),
+    ("tengo una demo mañana, ¿cómo controlo los nervios?", "los nervios"),
+    ("明天要答辩，怎么让自己冷静下来？", "冷静下来"),
 ])
 def test_asks_how_to_feel_or_talk_to_someone_are_recognised(text: str, phrase: str) -> None:
     assert personal_ask(normalize(text)) == phrase
