@@ -102,6 +102,9 @@ kardeşim kızım oğlum çocuk çocuklar bebek annem babam sevgilim uyku uyumak
 futbol şiir fıkra şaka kaygı üzgün
 adik kakak anak bayi ibu ayah pacar punggung tidur capek lelah gaji jalan-jalan puisi lelucon cemas sedih
 ngủ mệt lưng buồn mẹ bố lương thơ
+годовщина годовщину подарить жена жене муж мужу wesele rocznica rocznicę kac kaca żona żony mąż regalar aniversario
+esposa esposo marido presentear esposa jahrestag schenken ehefrau ehemann regalare moglie marito anniversario
+yıldönümü karım kocam kado istri suami
 """
 # Two-word phrases, matched in the ask as written (a phrase is never listed among the words above, where
 # it would be split: hafta sonu, the weekend, is not hafta, a week, nor hava durumu, the weather, durumu,
@@ -158,7 +161,8 @@ _CJK_WORDS = (
     "午饭", "午餐", "晚饭", "晚餐", "早餐", "菜谱", "食谱", "蛋糕", "小狗", "狗狗", "猫咪", "小猫", "宠物", "过生日",
     "過生日", "生日快乐", "生日快樂", "生日礼物", "生日禮物", "生日派对", "生日派對", "婚礼", "婚禮", "纪念日",
     "紀念日", "度假", "旅游", "旅遊", "爬山", "徒步", "礼物", "禮物", "奶奶", "外婆", "团建", "團建", "约会", "約會",
-    "失眠", "焦虑", "焦慮", "健身", "电影", "電影", "餐厅", "餐廳", "聚餐", "周末", "週末", "天气", "天氣", "假期",
+    "失眠", "助眠", "睡前",
+    "焦虑", "焦慮", "健身", "电影", "電影", "餐厅", "餐廳", "聚餐", "周末", "週末", "天气", "天氣", "假期",
     "转行", "轉行", "跳槽", "換工作", "换工作", "転職", "이직", "眼睛疼", "目が疲れ", "눈이 아파",
     "推荐几本", "推薦幾本", "几本书", "幾本書", "书单", "書單", "おすすめの本", "책 추천",
     "放假", "过年", "過年", "春节", "春節", "火锅", "火鍋", "做饭", "做飯", "好吃", "减肥", "減肥", "感冒", "头疼",
