@@ -103,7 +103,7 @@ futbol şiir fıkra şaka kaygı üzgün
 adik kakak anak bayi ibu ayah pacar punggung tidur capek lelah gaji jalan-jalan puisi lelucon cemas sedih
 ngủ mệt lưng buồn mẹ bố lương thơ
 годовщина годовщину подарить жена жене муж мужу wesele rocznica rocznicę kac kaca żona żony mąż regalar aniversario
-esposa esposo marido presentear esposa jahrestag schenken ehefrau ehemann regalare moglie marito anniversario
+esposa esposo marido presentear jahrestag schenken ehefrau ehemann regalare moglie marito anniversario
 yıldönümü karım kocam kado istri suami
 """
 # Two-word phrases, matched in the ask as written (a phrase is never listed among the words above, where
