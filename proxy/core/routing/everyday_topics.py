@@ -141,6 +141,8 @@ _LATIN_PHRASES = (
     "a course", "course that", "course recommendations", "online course", "course on", "courses on", "course for",
     "udemy", "coursera", "un corso", "corso online", "um curso", "curso bom", "un curso", "un cours", "einen kurs",
     "курс по", "kurs online", "headset", "headphones", "noise cancelling", "noise-cancelling", "office chair",
+    "ergonomic keyboard", "mechanical keyboard", "podcast for", "podcasts for", "was koch", "was soll ich kochen",
+    "was kann ich kochen",
     "standing desk", "mechanical keyboard", "new laptop", "laptop for", "big tv",
     # a career asked about in general ("is it too late to learn python", "the usual pay bump to manager")
     "too late to", "get good at", "pay bump", "career path", "break into", "usually look like",
@@ -161,7 +163,7 @@ _CJK_WORDS = (
     "午饭", "午餐", "晚饭", "晚餐", "早餐", "菜谱", "食谱", "蛋糕", "小狗", "狗狗", "猫咪", "小猫", "宠物", "过生日",
     "過生日", "生日快乐", "生日快樂", "生日礼物", "生日禮物", "生日派对", "生日派對", "婚礼", "婚禮", "纪念日",
     "紀念日", "度假", "旅游", "旅遊", "爬山", "徒步", "礼物", "禮物", "奶奶", "外婆", "团建", "團建", "约会", "約會",
-    "失眠", "助眠", "睡前",
+    "失眠", "助眠", "睡前", "放松一下", "放鬆一下", "甘いもの", "ご褒美", "기분 전환",
     "焦虑", "焦慮", "健身", "电影", "電影", "餐厅", "餐廳", "聚餐", "周末", "週末", "天气", "天氣", "假期",
     "转行", "轉行", "跳槽", "換工作", "换工作", "転職", "이직", "眼睛疼", "目が疲れ", "눈이 아파",
     "推荐几本", "推薦幾本", "几本书", "幾本書", "书单", "書單", "おすすめの本", "책 추천",
