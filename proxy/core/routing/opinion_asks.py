@@ -123,6 +123,29 @@ _FOREIGN_OPINION: PatternTable = (
      r"\b(?:do|would) you (?:mind|enjoy|like|ever get|get) (?:tired|bored|doing|writing|answering|being|it when)\b"),
     (("ai",), r"\b(?:boring|fun|hard|tiring) for an ai\b|\bas an ai do you\b"),
 )
+# Whether the model remembers or learns between chats ("… or do you start from zero every chat?"): a
+# question about the model, though it says "our chats" or "we talked about".
+_MODEL_MEMORY = triggered((
+    (("zero", "scratch", "learn", "remember", "cero", "zéro", "null", "нуля", "zera", "sıfırdan", "nol", "đầu",
+      "lembra", "aprende", "acuerdas", "aprendes", "souviens", "apprends", "erinnerst", "lernst", "ricordi", "impari",
+      "помнишь", "учишься", "pamiętasz", "uczysz", "hatırlıyor", "öğreniyor", "ingat", "belajar", "nhớ"),
+     r"\b(?:start (?:from|at) (?:zero|scratch) (?:every|each|with every)|"
+     r"do you (?:learn|remember anything) from (?:our|my|these) (?:chats|conversations)|"
+     r"(?:cada|toda) conversa(?:ção)? começa do zero|começa do zero pra (?:você|voce|vc)|"
+     r"(?:você|voce|vc) (?:lembra|aprende) (?:do que|com as|das) (?:a gente|conversas|nossas)|"
+     r"te acuerdas de lo que hablamos|(?:cada|toda) conversaci[oó]n empieza (?:de|desde) cero|"
+     r"aprendes de (?:nuestras|las) conversaciones|tu te souviens de ce qu'on|repart de z[ée]ro|"
+     r"tu apprends de nos conversations|erinnerst du dich an unser\w* (?:gespräch|chat|unterhaltung)|"
+     r"jedes mal (?:bei|von) null|lernst du aus unseren|ti ricordi (?:di )?(?:quello che|cosa) ci siamo dett[io]|"
+     r"riparte da zero|impari dalle nostre conversazioni|(?:ты )?помнишь,? (?:наш|что мы)|с нуля каждый|"
+     r"учишься на наших|pamiętasz (?:naszą rozmowę|o czym rozmawiali)|od zera za każdym|uczysz się z naszych|"
+     r"konuştuklarımızı hatırlıyor|sıfırdan mı başlıyorsun|(?:kamu|lo|lu) ingat (?:obrolan|percakapan|chat) kita|"
+     r"mulai dari nol lagi|belajar dari (?:obrolan|chat) kita|(?:bạn|ban) có nhớ (?:cuộc trò chuyện|những gì mình)|"
+     r"bắt đầu lại từ đầu mỗi)\b"),
+    (("记得", "記得", "从零", "從零", "学习", "學習", "覚えて", "リセット", "기억", "처음부터"),
+     r"你还记得我们|你還記得我們|每次(?:对话|對話|聊天)都(?:从零|從零)|你会记住我们的|你會記住我們的|"
+     r"从我们的对话中学习|前の会話(?:を|って)覚えて|毎回リセット|우리 (?:지난|어제) 대화 기억|매번 처음부터"),
+))
 # Asked out of curiosity, or about what everyone talks about: a general question, unless about the
 # user's own system ("just curious, how would you index our orders table?").
 _CURIOSITY: PatternTable = (
@@ -180,6 +203,9 @@ def opinion_ask(ask: str) -> str:
         match = first_match(_FOREIGN_OPINION_PATTERNS, sentence) if foreign else None
         if match is not None and _FOREIGN_OWN.search(sentence) is None and _THEIR_OWN.search(sentence) is None:
             return match.group().strip()
+    memory = first_match(_MODEL_MEMORY, ask)
+    if memory is not None:
+        return memory.group().strip()
     curious = first_match(_CURIOSITY_PATTERNS, ask)
     if curious is not None and _THEIR_SYSTEM.search(ask) is None and _FOREIGN_OWN.search(ask) is None:
         return curious.group().strip()

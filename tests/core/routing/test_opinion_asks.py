@@ -123,3 +123,17 @@ def test_a_choice_asked_after_a_scene_is_about_the_scene() -> None:
     assert bare.selected == () and "penalty:asks_an_opinion=a or b?" in bare.candidates[0].reasons
     scene = router.route("I'm adding Google login and admin roles to an Express app. JWT or sessions?")
     assert [c.skill.name for c in scene.selected] == ["auth-implementation-patterns"]
+
+
+@pytest.mark.parametrize(("text", "opener"), [
+    ("do you remember the postmortem stuff we talked about last week or do you start from zero every chat?",
+     "start from zero every"),
+    ("você aprende com as conversas que eu tenho contigo ou esquece tudo depois?", "você aprende com as conversas"),
+    ("你还记得我们上次聊的那个项目吗？还是每次都从零开始？", "你还记得我们"),
+])
+def test_whether_the_model_remembers_between_chats_is_a_question_about_it(text: str, opener: str) -> None:
+    assert opinion_ask(normalize(text)) == opener  # though it says "we talked about" or "our chats"
+
+
+def test_remembering_a_thing_to_work_on_is_no_question_about_the_model() -> None:
+    assert opinion_ask(normalize("do you remember the schema we discussed? add a created_at column to it")) == ""
