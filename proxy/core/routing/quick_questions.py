@@ -100,6 +100,22 @@ _SWITCHES = triggered((
       "設定", "オフ", "オン", "ダークモード", "無効", "끄", "켜", "설정", "다크"),
      r"关掉|关闭|關掉|關閉|打开|打開|开启|開啟|改成|默认|預設|深色|设置|設定|オフ|オン|ダークモード|無効|끄|켜|설정|다크"),
 ))
+# A how-to in another language about a command-line tool ("jak cofnąć ostatni commit w git ale zostawić zmiany",
+# "git 怎么撤销最近一次 commit，但保留改动"): a line the model knows, like its English "how do i".
+_TOOL_HOWTO = triggered((
+    (("cómo", "como", "comment", "wie", "come", "как", "jak", "nasıl", "nasil", "gimana", "bagaimana", "cara", "sao",
+      "cách", "cach"),
+     r"^(?:¿)?(?:c[oó]mo|comment|wie|come|как|jak|nas[ıi]l|gimana|bagaimana|cara|l[aà]m sao|c[aá]ch)\b"
+     r"(?=.*\b(?:git|npm|pip|yarn|pnpm|docker|kubectl|vim|nano|vscode|bash|zsh|powershell|brew|conda)\b)"),
+    (("怎么", "怎麼", "如何", "どうやって", "어떻게"),
+     r"^(?=.*\b(?:git|npm|pip|yarn|pnpm|docker|kubectl|vim|vscode|bash|zsh|powershell|brew|conda))"
+     r".{0,40}(?:怎么|怎麼|如何|どうやって|어떻게)"),
+))
+# "mein Bash-Skript", "nuestra app": a how-to about the user's own thing asks for work on it.
+_MY_OWN = re.compile(r"\b(?:mein\w*|unser\w*|mis?|mon|mes|ma|meu|minha|nosso|nossa|nuestr[oa]s?|notre|nos|mi[oa]|"
+                     r"nostr[oa]|мо[йяеи]|наш\w*|mój|moja|moje|nasz\w*|benim|bizim|saya|kami|"
+                     r"của (?:tôi|mình|chúng tôi))\b|"
+                     r"我的|我们的|我們的|私の|うちの|내 |우리")
 DEVICE_SETTING_MAX_WORDS = 25
 
 
@@ -127,6 +143,8 @@ def quick_question(text: str) -> str:
     if len(text) > QUICK_MAX_CHARS:  # longer than any question of QUICK_MAX_WORDS words: most messages stop here
         return ""
     match = _OPENER.match(text) or first_match(_FOREIGN_COMMAND, text)
+    if match is None and _MY_OWN.search(text) is None:
+        match = first_match(_TOOL_HOWTO, text)
     if match is None:
         match = _EXERCISE.match(text)
         if match is None or _ABOUT_THEIR_OWN.search(text):

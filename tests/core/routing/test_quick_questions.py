@@ -97,3 +97,14 @@ def test_a_device_setting_routes_only_a_strong_match() -> None:
     setting = router.route("comment on active le mode sombre sur Outlook web")
     assert setting.selected == ()
     assert "penalty:quick_question=outlook" in setting.candidates[0].reasons
+
+
+@pytest.mark.parametrize(("text", "quick"), [
+    ("jak cofnąć ostatni commit w git ale zostawić zmiany", "jak"),
+    ("git 怎么撤销最近一次 commit，但保留改动", "git 怎么"),
+    ("wie lösche ich einen remote branch in git?", "wie"),
+    ("Wie schreibe ich Tests für mein Bash-Skript, das unsere Logdateien parst?", ""),  # their own script: work
+    ("cómo hago un dashboard de ventas en Looker", ""),  # no command-line tool
+])
+def test_a_how_to_about_a_command_line_tool_is_a_quick_question_in_every_language(text: str, quick: str) -> None:
+    assert quick_question(normalize(text)) == quick
