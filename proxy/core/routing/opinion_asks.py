@@ -63,14 +63,21 @@ _FOREIGN_OPINION: PatternTable = (
     (("menurutmu", "menurut", "pendapat", "pendapatmu", "suka", "pilih", "mending", "bagusan"),
      r"\b(?:menurutmu|menurut (?:kamu|anda|lo|lu|loe)|apa pendapat(?:mu| kamu| anda)?|"
      r"bagaimana pendapat(?:mu| kamu| anda)?|lebih suka (?:yang )?mana|pilih mana|mending mana|bagusan mana)\b"),
-    (("nghĩ", "theo", "kiến", "thích", "nào", "nao"),
-     r"\b(?:(?:bạn|ban) nghĩ (?:sao|gì|gi)|(?:bạn|ban) có nghĩ|theo (?:bạn|ban)|ý kiến của (?:bạn|ban)|"
+    (("nghĩ", "theo", "kiến", "thích", "nào", "nao", "thấy", "thay"),
+     r"\b(?:(?:bạn|ban) (?:thấy|thay) sao|(?:bạn|ban) nghĩ (?:sao|gì|gi)|(?:bạn|ban) có nghĩ|theo (?:bạn|ban)|"
+     r"ý kiến của (?:bạn|ban)|"
      r"(?:bạn|ban) thích (?:cái|cai) nào|(?:cái|cai) nào (?:tốt|tot|hay) hơn)\b"),
     (("생각", "나아", "어느 게", "어떤 게"),
      r"생각이 궁금|어떻게 생각|네 생각은|당신 생각은|뭐가 더 나아|어느 게 더|어떤 게 더 (?:좋|나)"),
     (("思", "どっち", "どちら"), r"どう思|どっちが(?:好き|いい)|どちらが(?:好き|いい)"),
     (("觉得", "覺得", "认为", "認為", "怎么看", "怎麼看", "喜欢", "喜歡", "更好"),
      r"你觉得|你覺得|你认为|你認為|你怎么看|你怎麼看|怎么看待|怎麼看待|你更喜欢|你更喜歡|哪个更好|哪個更好"),
+    # an agreement asked for ("Kamu setuju ga?", "tu es d'accord ?", "do you agree?")
+    (("agree", "acuerdo", "concorda", "concordas", "accord", "zu", "accordo", "согласен", "согласна", "zgadzasz",
+      "katılıyor", "katiliyor", "setuju", "đồng"),
+     r"\b(?:do you agree|(?:est[aá]s|estás) de acuerdo|(?:você |voce |vc )?concorda(?:s)?\?|(?:tu es|t'es) d'accord|"
+     r"stimmst du (?:mir )?zu|sei d'accordo|(?:ты )?согласн[аы]?\?|zgadzasz się|katılıyor musun|katiliyor musun|"
+     r"(?:kamu|lo|lu) setuju(?: (?:ga|gak|nggak|enggak|tidak))?|(?:bạn|ban) (?:có )?đồng ý (?:không|ko|k))"),
     # whether the model believes a claim ("小红书上那些月入十万的帖子你信吗？", "do you buy it?")
     (("信吗", "信嗎", "相信吗", "相信嗎", "信不信", "信じる", "信じます", "믿어", "믿으세요", "믿나요"),
      r"你信吗|你信嗎|你相信吗|你相信嗎|你信不信|信じ(?:る|ます(?:か)?)[？?]|믿어\?|믿으세요|믿나요"),
@@ -85,10 +92,10 @@ _FOREIGN_OPINION: PatternTable = (
     (("ersetzen", "ablösen", "reemplazará", "reemplazar", "substituir", "remplacer", "remplacera", "sostituirà",
       "rimpiazzerà", "заменит", "вытеснит", "wygryźć", "zastąpi", "yerini", "gantiin", "menggantikan", "ngalahin",
       "thế", "crees", "parece", "pas", "trouves", "trovi", "acha", "wahr", "правда", "так", "prawda", "değil",
-      "kan", "phải", "prediksi", "prediksimu"),
+      "kan", "phải", "prediksi", "prediksimu", "thắng"),
      r"\b(?:wird [\w .+#-]{1,30} (?:ersetzen|ablösen)|(?:va a |vai |va )?(?:reemplazar|reemplazará|substituir|"
      r"remplacer|remplacera|sostituirà|rimpiazzerà)|заменит|вытеснит|wygryźć|zastąpi|yerini (?:alacak|alır) mı|"
-     r"(?:bakal )?(?:gantiin|menggantikan|ngalahin)|thay thế được|(?:¿)?no crees|no te parece|n'est-ce pas|"
+     r"(?:bakal )?(?:gantiin|menggantikan|ngalahin)|thay thế được|sẽ thắng|(?:¿)?no crees|no te parece|n'est-ce pas|"
      r"tu trouves pas|non trovi|(?:você |vc )?não acha|nicht wahr|не так ли|prawda\?|değil mi|kan\?|phải không|"
      r"prediksi(?:mu| lo| lu| kamu))"),
     (("대체", "없어질", "置き換", "取って代わ", "取代", "淘汰"),
@@ -119,6 +126,20 @@ _FOREIGN_OPINION: PatternTable = (
     (("cutoff", "training", "creator", "creators"),
      r"\byour (?:knowledge cutoff|training data|training cutoff|creators?)\b"),
     (("model", "made", "trained", "built"), r"\bwhat model are you\b|\bwho (?:made|built|trained) you\b"),
+    # how the model works, and whether it keeps what it is told
+    (("work", "fonctionnes", "funktionierst", "funcionas", "funciona", "funzioni", "работаешь", "działasz",
+      "çalışıyorsun", "kerjanya", "hoạt", "save", "store", "keep", "guardas", "guarda", "salva", "enregistres",
+      "speicherst", "salvi", "сохраняешь", "zapisujesz", "kaydediyor", "nyimpen", "menyimpan", "lưu"),
+     r"\b(?:how do you (?:work|actually work)|comment tu fonctionnes|wie funktionierst du|c[oó]mo funcionas|"
+     r"como (?:você|voce|vc) funciona|come funzioni|как ты работаешь|jak (?:ty )?działasz|nasıl çalışıyorsun|"
+     r"(?:kamu|lo) (?:kerjanya|bekerja) (?:gimana|bagaimana)|(?:bạn|ban) hoạt động (?:thế nào|như thế nào)|"
+     r"do you (?:save|store|keep|log) (?:our|my|the) (?:chats|conversations|messages)|guardas (?:nuestras|las) "
+     r"conversaciones|(?:você |vc )?(?:salva|guarda) (?:nossas|as) conversas|tu enregistres nos conversations|"
+     r"speicherst du unsere|salvi le (?:nostre )?conversazioni|ты сохраняешь|zapisujesz nasze|"
+     r"konuşmalarımızı kaydediyor|(?:kamu|lo) (?:nyimpen|menyimpan) (?:chat|obrolan)|(?:bạn|ban) có lưu)\b"),
+    (("怎么工作", "怎麼工作", "保存", "動いて", "작동", "저장"),
+     r"你是怎么工作的|你是怎麼工作的|你会保存(?:我们的)?(?:对话|聊天记录)|會保存(?:我們的)?(?:對話|聊天紀錄)|"
+     r"どうやって動いて|会話を保存して|어떻게 작동|대화 내용 저장"),
     (("mind", "enjoy", "tired", "bored"),
      r"\b(?:do|would) you (?:mind|enjoy|like|ever get|get) (?:tired|bored|doing|writing|answering|being|it when)\b"),
     (("ai",), r"\b(?:boring|fun|hard|tiring) for an ai\b|\bas an ai do you\b"),
@@ -150,9 +171,9 @@ _MODEL_MEMORY = triggered((
 # user's own system ("just curious, how would you index our orders table?").
 _CURIOSITY: PatternTable = (
     (("curious", "curiosity", "curiosité", "curiosidad", "curiosidade", "neugier", "curiosità", "любопытства",
-      "ciekawości", "merak", "penasaran", "tò"),
+      "ciekawości", "merak", "penasaran", "tò", "hỏi"),
      r"\b(?:just curious|purely out of curiosity|out of curiosity|par curiosit[ée]|por curiosidad|por curiosidade|"
-     r"aus neugier|per curiosit[àa]|из любопытства|z ciekawości|merak ettim|penasaran aja|chỉ tò mò)\b"),
+     r"aus neugier|per curiosit[àa]|из любопытства|z ciekawości|merak ettim|penasaran aja|chỉ tò mò|hỏi cho vui)\b"),
     (("everyone", "everybody"),
      r"\bwhy (?:is|are|does|do) every(?:one|body) (?:talk(?:ing)?|hyp(?:e|ing)|obsess(?:ed|ing)?) "
      r"(?:about|over|with)\b"),

@@ -137,3 +137,19 @@ def test_whether_the_model_remembers_between_chats_is_a_question_about_it(text: 
 
 def test_remembering_a_thing_to_work_on_is_no_question_about_the_model() -> None:
     assert opinion_ask(normalize("do you remember the schema we discussed? add a created_at column to it")) == ""
+
+
+@pytest.mark.parametrize(("text", "opener"), [
+    ("Aku rasa dark mode lebih enak buat ngoding. Kamu setuju ga?", "kamu setuju ga"),  # agreement asked for
+    ("Tabs sind besser als Spaces. Stimmst du zu?", "stimmst du zu"),
+    ("Tu peux m'expliquer comment tu fonctionnes ?", "comment tu fonctionnes"),  # about the model
+    ("너 대화 내용 저장해? 회사 코드 붙여넣어도 되는지 궁금해서", "대화 내용 저장"),
+    ("Bạn nghĩ Flutter hay React Native sẽ thắng về lâu dài? hỏi cho vui thôi", "sẽ thắng"),
+])
+def test_agreement_and_questions_about_the_model_in_other_languages(text: str, opener: str) -> None:
+    assert opinion_ask(normalize(text)) == opener
+
+
+def test_whether_moving_ones_system_is_worth_it_is_no_opinion_ask() -> None:
+    # a worth-it rule was tried and left out: it cost a routed held-out case ("is it worth …" is often a decision)
+    assert opinion_ask(normalize("Est-ce que ça vaut le coup de passer à DOTS ?")) == ""
