@@ -117,7 +117,8 @@ _DIFFERENCES: PatternTable = (
       "diferenca"),
      r"\bunterschied zwischen\b|\bdiferencias? entre\b|\bdiff[ée]rences? entre\b|\bdiferen[çc]as? entre\b"),
     (("differenza", "differenze", "разница", "чем", "różnica", "różnice", "roznica"),
-     r"\bdifferenz[ae] (?:tra|fra)\b|\bразница между\b|\bчем отлича\w*|\bróżnic[ae] (?:między|miedzy)\b"),
+     r"\bdifferenz[ae] (?:c'è |ci sono )?(?:tra|fra)\b|\bразница между\b|\bчем отлича\w*|\bróżnic[ae] (?:między|"
+     r"miedzy)\b"),
     (("arasındaki", "perbedaan", "beda", "bedanya", "khác"),
      r"\barasındaki farklar?\b|\bperbedaan antara\b|\bapa (?:perbedaan|beda)(?:nya)?\b|"
      r"^(?!.*\b(?:kita|kami)\b)(?:perbedaan|beda)(?:nya)? .{1,40} (?:sama|dan|dengan|ama) .{1,40} apa\b|"
@@ -169,6 +170,8 @@ _DEFINITIONS: PatternTable = (
      rf"^(?:so |ok |okay )?what(?: does|'s|s| do) (?!this |that |these |those |it |my |our |your |the error)"
      rf"{_TERM} mean(?: in (?:the context of )?{_TERM})?(?:\?|$)"),
     (("why",), r"^why (?:is|are) [\w./+#-]+ (?:called|abbreviated|named|spelled)\b"),
+    (("tắt", "tat"),
+     r"\b(?:sao|tại sao|vì sao|tai sao|vi sao) .{1,30} (?:lại )?viết tắt là\b|\bviết tắt của .{1,30} là gì\b"),
     (("what", "whats"),
      r"^what(?:'s| is|s) [\w./+#-]+ in (?!our |my |the |this |that |your )[\w ./+#-]{1,20}?(?:\?|$)"),
     (("qué", "que", "was", "est", "quoi"),  # qu'est-ce and c'est are no words of their own
@@ -207,7 +210,9 @@ _CHOICE = re.compile(r"\b(?:which|should|recommend|for (?:my|our))\b|哪个|該�
 # the question. It asks for no more than the question did, so a fact question keeps its shape without it.
 _BREVITY = (
     r"(?:briefly|quickly|simply|in short|in a nutshell|in simple terms|in plain english|like i'?m five|eli5|tl;?dr|"
-    r"in (?:one|a|two|a few|1|2|3) (?:sentences?|words?|lines?)|short answer|"
+    r"in (?:one|a|two|a few|1|2|3) (?:sentences?|words?|lines?)|short answer|in una riga|en una l[ií]nea|"
+    r"em uma linha|numa linha|en une ligne|in einer zeile|одной строкой|w jednej linijce|tek satırda|"
+    r"dalam satu baris|trong một dòng|"
     r"en pocas palabras|en breve|brevemente|en una frase|resumid[oa]|em poucas palavras|resumidamente|"
     r"em uma frase|numa frase|rapidinho|en deux mots|en bref|en une phrase|bri[eè]vement|en quelques mots|"
     r"kurz(?: und knapp| erkl[aä]rt)?|in einem satz|in wenigen worten|einfach erkl[aä]rt|in poche parole|"

@@ -75,6 +75,7 @@ FACT_QUESTIONS = (
     "SaaS是什么意思？",
     "スクラムって何？",
     "MAU가 무슨 뜻이야?",
+    "sao Kubernetes lại viết tắt là k8s?",
     # whether two names are one thing
     "is SSO the same as SAML?",
     "le RGPD c'est la même chose que le GDPR ?",
@@ -138,6 +139,7 @@ BREVITY_TAILS = (
     "apa itu webhook? jelaskan singkat",
     "SQL里的JOIN是什么意思，一句话说明",
     "bedanya RAM sama storage apa sih? singkat aja",
+    "che differenza c'è tra SQL e NoSQL, in una riga",
 )
 
 
