@@ -171,10 +171,12 @@ _VENTING = triggered((
     (("venting", "ranting", "vent", "rant", "asking"),
      r"\b(?:just venting|just ranting|needed to vent|had to vent|sorry for the rant|rant over|end rant|"
      r"not asking for (?:anything|advice|help|a fix))\b"),
-    (("поныть", "выговориться", "desahogo", "desahogarme", "desabafo", "desabafando", "desabafar", "râle", "rale",
-      "sac", "gueule", "dampf", "raus", "sfogo", "sfogarmi", "żale", "wyżalić", "curhat", "dert", "içimi", "than"),
+    (("поныть", "выговориться", "desahogo", "desahogarme", "soltarlo", "desabafo", "desabafando", "desabafar",
+      "râle", "rale", "sac", "gueule", "dampf", "raus", "sfogo", "sfogarmi", "żale", "wyżalić", "curhat", "dert",
+      "içimi", "than"),
      r"\b(?:просто (?:хочу )?поныть|хочу поныть|выговориться|solo (?:me )?desahogo|solo quería desahogarme|"
-     r"necesitaba desahogarme|desabafo|desabafando|desabafar|je (?:r[âa]le|vide mon sac)|coup de gueule|"
+     r"necesitaba desahogarme|necesitaba soltarlo|ten[ií]a que soltarlo|desabafo|desabafando|desabafar|je (?:r[âa]le|"
+     r"vide mon sac)|coup de gueule|"
      r"dampf ablassen|musste raus|mi sfogo|sfogarmi|volevo sfogarmi|wylać żale|musiałem się wyżalić|cuma curhat|"
      r"curhat aja|sadece dert yanıyorum|içimi dökmek|chỉ muốn than|than thở chút)\b"),
     # "just wanted to tell someone", in each language: what comes before it was told, not asked

@@ -126,6 +126,8 @@ def test_an_ask_for_work_opens_a_clause_with_a_request_verb_or_reports_a_problem
     ("Hanno bocciato il mio piano di migrazione al cloud. Sono arrabbiata, volevo dirlo a qualcuno.",
      "volevo dirlo a qualcuno"),
     ("今天上线又回滚了三次，只是想说说", "只是想说说"),
+    ("el cliente pidió por quinta vez cambiar el logo de la landing. QUINTA. Necesitaba soltarlo en algún sitio.",
+     "necesitaba soltarlo"),
     ("またデプロイ失敗した…気にしないで", "気にしないで"),
 ])
 def test_venting_and_milestones_ask_for_nothing(text: str, word: str) -> None:
