@@ -105,6 +105,7 @@ ngủ mệt lưng buồn mẹ bố lương thơ
 годовщина годовщину подарить жена жене муж мужу wesele rocznica rocznicę kac kaca żona żony mąż regalar aniversario
 esposa esposo marido presentear jahrestag schenken ehefrau ehemann regalare moglie marito anniversario
 yıldönümü karım kocam kado istri suami
+pensierino шея шею шеи подушка подушку tarif tarifi makarna
 """
 # Two-word phrases, matched in the ask as written (a phrase is never listed among the words above, where
 # it would be split: hafta sonu, the weekend, is not hafta, a week, nor hava durumu, the weather, durumu,
@@ -115,7 +116,8 @@ _LATIN_PHRASES = (
     "wollte nur erzählen", "solo quería contar", "solo queria contar", "je voulais juste le dire",
     "juste pour partager", "só queria contar", "so queria contar", "просто хотел поделиться",
     "просто хотела поделиться", "sadece paylaşmak istedim", "cuma mau cerita", "cuma mau berbagi",
-    "board game", "board games", "team lunch", "day off", "days off", "date night", "first date", "gluten free",
+    "dokter hewan", "board game", "board games", "team lunch", "day off", "days off", "date night", "first date",
+    "gluten free",
     "gluten-free", "pep talk", "road trip", "video game", "video games", "paint color", "paint colour", "used car",
     "imposter syndrome", "impostor syndrome", "back pain", "job offer", "return to office", "день рождения",
     "my cat", "our cat", "a cat", "second cat", "new cat", "a master's", "masters in", "a phd", "phd in",
@@ -207,6 +209,9 @@ _CJK_BY_CHARACTER = _by_first(_CJK_WORDS, lambda word: word[0])
 _PHRASE_FIRSTS, _CJK_FIRSTS = frozenset(_PHRASES_BY_WORD), frozenset(_CJK_BY_CHARACTER)  # set & set walks the smaller
 
 
+_INDONESIAN_OWNERS = ("ku", "mu")
+
+
 def everyday_words(ask: str) -> tuple[str, ...]:
     """The everyday-life words of a (normalised) ask, in the order met; none in an ask longer than
     LONGEST_EVERYDAY_ASK characters, which carries a task of its own (a pasted log, a spec)."""
@@ -214,6 +219,8 @@ def everyday_words(ask: str) -> tuple[str, ...]:
         return ()
     words = plain_words(ask)
     found = set(words.intersection(_WORDS))
+    # Indonesian says "my" and "your" with a suffix: kucingku (my cat), bosmu; the word is its root
+    found.update(word for word in words if word.endswith(_INDONESIAN_OWNERS) and word[:-2] in _WORDS)
     for word in words & _PHRASE_FIRSTS:
         found.update(phrase for phrase in _PHRASES_BY_WORD[word] if phrase in ask)
     if CJK_RUN.search(ask):

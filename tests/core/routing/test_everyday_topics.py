@@ -27,6 +27,8 @@ from tests.core.routing.test_router import make_skill
     ("у нас годовщина через неделю. что подарить?", "подарить"),
     ("Jak przetrwać wesele i nie mieć kaca w niedzielę?", "wesele"),
     ("睡前喝点什么能助眠？", "助眠"),
+    ("kucingku ga mau makan dari kemarin, perlu dibawa ke dokter hewan?", "kucingku"),  # kucing, my cat
+    ("Akşama 20 dakikada yapılacak bir makarna tarifi var mı", "makarna"),
 ])
 def test_everyday_words_are_found_in_many_languages(text: str, word: str) -> None:
     assert word in everyday_words(normalize(text))
