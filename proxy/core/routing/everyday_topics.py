@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from proxy.core.routing.tokens import CJK_RUN, plain_words
+from proxy.core.routing.tokens import holds_cjk, plain_words
 
 _LATIN_WORDS = """
 lunch lunches dinner dinners breakfast brunch recipe recipes cake cakes pizza baking
@@ -223,7 +223,7 @@ def everyday_words(ask: str) -> tuple[str, ...]:
     found.update(word for word in words if word.endswith(_INDONESIAN_OWNERS) and word[:-2] in _WORDS)
     for word in words & _PHRASE_FIRSTS:
         found.update(phrase for phrase in _PHRASES_BY_WORD[word] if phrase in ask)
-    if CJK_RUN.search(ask):
+    if holds_cjk(ask):
         for character in _CJK_FIRSTS.intersection(ask):
             found.update(word for word in _CJK_BY_CHARACTER[character] if word in ask)
     return tuple(sorted(found, key=lambda word: (_first_place(ask, word), word)))

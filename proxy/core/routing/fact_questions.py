@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from proxy.core.routing.tokens import CJK_RUN, plain_words
+from proxy.core.routing.tokens import holds_cjk, plain_words
 from proxy.core.routing.triggered_patterns import PatternTable, first_match, triggered
 
 LONGEST_FACT_QUESTION = 160  # characters of the ask; longer ones carry a task of their own
@@ -252,7 +252,7 @@ def asks_for_a_fact(ask: str) -> bool:
     """`ask` (normalised) is a short question about a thing's origin, maker, date or abbreviation."""
     if len(ask) > LONGEST_FACT_QUESTION:
         return False
-    if len(ask) > LONGEST_FACT_QUESTION // 2 and CJK_RUN.search(ask):
+    if len(ask) > LONGEST_FACT_QUESTION // 2 and holds_cjk(ask):
         return False
     ask = without_brevity_tail(ask)
     words = plain_words(ask)

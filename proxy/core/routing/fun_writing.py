@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-from proxy.core.routing.tokens import CJK_RUN, plain_words
+from proxy.core.routing.tokens import holds_cjk, plain_words
 
 LONGEST_FUN_ASK = 300  # characters of the ask
 
@@ -74,6 +74,6 @@ def fun_writing(ask: str) -> str:
     match = None
     if not _LATIN_TRIGGERS.isdisjoint(plain_words(ask)):
         match = _LATIN_FUN.search(ask)
-    if match is None and CJK_RUN.search(ask):
+    if match is None and holds_cjk(ask):
         match = _CJK_FUN.search(ask)
     return match.group().strip() if match else ""

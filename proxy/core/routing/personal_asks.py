@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 
-from proxy.core.routing.tokens import CJK_RUN
+from proxy.core.routing.tokens import holds_cjk
 from proxy.core.routing.triggered_patterns import PatternTable, first_match, triggered
 
 LONGEST_PERSONAL_ASK = 400  # characters; a longer ask carries a task of its own
@@ -241,6 +241,6 @@ def personal_ask(ask: str) -> str:
     if len(ask) > LONGEST_PERSONAL_ASK:
         return ""
     match = first_match(_PERSONAL_PATTERNS, ask)
-    if match is None and CJK_RUN.search(ask):
+    if match is None and holds_cjk(ask):
         match = _CJK_PERSONAL.search(ask)
     return match.group().strip() if match else ""

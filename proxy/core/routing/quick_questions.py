@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 
-from proxy.core.routing.triggered_patterns import first_match, triggered
+from proxy.core.routing.triggered_patterns import first_match, holds_a_trigger, triggered
 
 QUICK_MAX_WORDS = 16
 QUICK_MAX_CHARS = 200
@@ -121,9 +121,11 @@ DEVICE_SETTING_MAX_WORDS = 25
 
 def device_setting(text: str) -> str:
     """The device or app of a (normalised) short question about one of its settings, or ""."""
-    if len(text) > QUICK_MAX_CHARS or len(_WORD.findall(text)) > DEVICE_SETTING_MAX_WORDS:
+    if len(text) > QUICK_MAX_CHARS or not holds_a_trigger(_DEVICES, text) or not holds_a_trigger(_SWITCHES, text):
+        return ""  # most messages stop here: two set tests
+    if len(_WORD.findall(text)) > DEVICE_SETTING_MAX_WORDS or _INNER_SENTENCE_END.search(text.strip().rstrip("?!. ")):
         return ""
-    if _INNER_SENTENCE_END.search(text.strip().rstrip("?!. ")) or _ABOUT_THEIR_OWN_WORK.search(text):
+    if _ABOUT_THEIR_OWN_WORK.search(text):
         return ""
     device = first_match(_DEVICES, text)
     return device.group() if device is not None and first_match(_SWITCHES, text) is not None else ""
@@ -143,8 +145,9 @@ def quick_question(text: str) -> str:
     if len(text) > QUICK_MAX_CHARS:  # longer than any question of QUICK_MAX_WORDS words: most messages stop here
         return ""
     match = _OPENER.match(text) or first_match(_FOREIGN_COMMAND, text)
-    if match is None and _MY_OWN.search(text) is None:
-        match = first_match(_TOOL_HOWTO, text)
+    if match is None:  # the how-to shapes are anchored at the start: they fail fast
+        tool = first_match(_TOOL_HOWTO, text)
+        match = tool if tool is not None and _MY_OWN.search(text) is None else None
     if match is None:
         match = _EXERCISE.match(text)
         if match is None or _ABOUT_THEIR_OWN.search(text):

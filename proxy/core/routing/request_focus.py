@@ -29,7 +29,15 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from proxy.core.routing.lexicon import LEXICON, fold_accents
-from proxy.core.routing.tokens import CJK_RUN, FOREIGN_STOPWORDS, STOPWORDS, normalize, plain_words, sentences
+from proxy.core.routing.tokens import (
+    CJK_RUN,
+    FOREIGN_STOPWORDS,
+    STOPWORDS,
+    holds_cjk,
+    normalize,
+    plain_words,
+    sentences,
+)
 
 # Words and phrases that turn a conversation to something else. Matched as whole words, case
 # folded; CJK ones after the start of a clause.
@@ -246,7 +254,7 @@ def _last_pivot(text: str) -> tuple[int, int] | None:
                 size = punctuated
             if size:
                 found = (spans[k].start(), spans[k + size - 1].end())
-    if CJK_RUN.search(text):
+    if holds_cjk(text):
         for match in _CJK_PIVOT.finditer(text):
             if found is None or match.start() > found[0]:
                 found = (match.start(), match.end())
@@ -315,7 +323,7 @@ def asks(clause: str) -> bool:
     words = _WORD.findall(clause)
     if words and (_phrase_at(words, 0, _OPENER_PHRASES) or fold_accents(words[-1]) in CLOSERS):
         return True
-    if CJK_RUN.search(clause) and _CJK_ASK.search(clause):
+    if holds_cjk(clause) and _CJK_ASK.search(clause):
         return True
     if QUESTION_WORDS.isdisjoint(words):
         return False
@@ -328,7 +336,7 @@ def _content_words(text: str) -> set[str]:
              if len(w) > 2 and w not in STOPWORDS and w not in FOREIGN_STOPWORDS}
     # A CJK run is written without spaces: each two characters of it, question and request markers
     # left out ("有什么方案" names one thing), stand for about a word.
-    runs = CJK_RUN.findall(_CJK_ASK.sub(" ", text)) if CJK_RUN.search(text) else ()
+    runs = CJK_RUN.findall(_CJK_ASK.sub(" ", text)) if holds_cjk(text) else ()
     return found | {run[k : k + 2] for run in runs if len(run) >= 2 for k in range(0, len(run) - 1, 2)}
 
 
@@ -355,7 +363,7 @@ def _stands_alone(ask: str) -> bool:
         return False
     if any(_points_back(word) for word in words):
         return False
-    if CJK_RUN.search(ask) and _CJK_ANAPHORA.search(ask):
+    if holds_cjk(ask) and _CJK_ANAPHORA.search(ask):
         return False
     return len(_content_words(ask)) >= MIN_ASK_WORDS
 

@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 
 from proxy.core.routing.request_focus import asks
-from proxy.core.routing.tokens import CJK_RUN, plain_words
+from proxy.core.routing.tokens import holds_cjk, plain_words
 from proxy.core.routing.triggered_patterns import first_match, triggered
 
 LONGEST_NEWS = 400  # characters; a longer message carries a task of its own (a pasted log, a spec)
@@ -221,7 +221,7 @@ def shares_news(text: str) -> str:
     words = plain_words(text)
     if not _REQUEST_WORDS.isdisjoint(words) or _REQUEST_PHRASES.search(text):
         return ""
-    cjk = CJK_RUN.search(text) is not None
+    cjk = holds_cjk(text)
     if cjk and _CJK_REQUESTS.search(text):
         return ""
     news = _news_word(text, words, cjk)
@@ -289,7 +289,7 @@ def requests_work(ask: str) -> bool:
     words = plain_words(_WANTS_TO_KNOW.sub(" ", ask)) if "to" in ask else plain_words(ask)
     return (not _WANTS.isdisjoint(words) or _REQUEST_PHRASES.search(ask) is not None
             or any(map(opens_with_a_request_verb, _SEGMENTS.split(ask)))
-            or (CJK_RUN.search(ask) is not None and _CJK_WORK_REQUESTS.search(ask) is not None))
+            or (holds_cjk(ask) and _CJK_WORK_REQUESTS.search(ask) is not None))
 
 
 def asks_for_work(ask: str) -> bool:
@@ -298,7 +298,7 @@ def asks_for_work(ask: str) -> bool:
     but our workers keep dying")."""
     if requests_work(ask) or _reports_a_problem(ask, plain_words(ask)):  # "we want a landing page …"
         return True
-    return CJK_RUN.search(ask) is not None and _CJK_PROBLEMS.search(ask) is not None
+    return holds_cjk(ask) and _CJK_PROBLEMS.search(ask) is not None
 
 
 def _opens_a_request(segment: str) -> bool:

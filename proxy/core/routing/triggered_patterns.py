@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from proxy.core.routing.tokens import CJK_RUN, plain_words
+from proxy.core.routing.tokens import CJK_RUN, holds_cjk, plain_words
 
 # (trigger words, pattern): the pattern is searched when the text holds any of the words.
 PatternTable = tuple[tuple[tuple[str, ...], str], ...]
@@ -47,7 +47,7 @@ def first_match(patterns: TriggeredPatterns, text: str, words: frozenset[str] | 
     by_word = patterns.by_word
     found = [match for word in (plain_words(text) if words is None else words) & patterns.words
              if (match := by_word[word].search(text)) is not None]
-    if patterns.by_cjk and CJK_RUN.search(text):
+    if patterns.by_cjk and holds_cjk(text):
         found += [match for trigger, pattern in patterns.by_cjk
                   if trigger in text and (match := pattern.search(text)) is not None]
     return min(found, key=lambda m: (m.start(), -m.end())) if found else None
@@ -57,5 +57,5 @@ def holds_a_trigger(patterns: TriggeredPatterns, text: str) -> bool:
     """`text` holds a word or CJK string that triggers one of the patterns (a set test, mostly)."""
     if not plain_words(text).isdisjoint(patterns.words):
         return True
-    return bool(patterns.by_cjk) and CJK_RUN.search(text) is not None and any(
+    return bool(patterns.by_cjk) and holds_cjk(text) and any(
         trigger in text for trigger, _ in patterns.by_cjk)
