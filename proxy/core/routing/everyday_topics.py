@@ -192,6 +192,8 @@ _CJK_WORDS = (
     "연봉", "승진", "피아노", "축구", "소설", "우울", "슬퍼",
 )
 _WORDS = frozenset(_LATIN_WORDS.split())
+# Indonesian says "my" and "your" with a suffix: kucingku (my cat), bosmu; such a word is its root's.
+_OWNED_WORDS = frozenset(word + owner for word in _WORDS for owner in ("ku", "mu"))
 LONGEST_EVERYDAY_ASK = 600
 
 
@@ -209,7 +211,6 @@ _CJK_BY_CHARACTER = _by_first(_CJK_WORDS, lambda word: word[0])
 _PHRASE_FIRSTS, _CJK_FIRSTS = frozenset(_PHRASES_BY_WORD), frozenset(_CJK_BY_CHARACTER)  # set & set walks the smaller
 
 
-_INDONESIAN_OWNERS = ("ku", "mu")
 
 
 def everyday_words(ask: str) -> tuple[str, ...]:
@@ -219,8 +220,7 @@ def everyday_words(ask: str) -> tuple[str, ...]:
         return ()
     words = plain_words(ask)
     found = set(words.intersection(_WORDS))
-    # Indonesian says "my" and "your" with a suffix: kucingku (my cat), bosmu; the word is its root
-    found.update(word for word in words if word.endswith(_INDONESIAN_OWNERS) and word[:-2] in _WORDS)
+    found.update(words & _OWNED_WORDS)  # kucingku: kucing, my cat
     for word in words & _PHRASE_FIRSTS:
         found.update(phrase for phrase in _PHRASES_BY_WORD[word] if phrase in ask)
     if holds_cjk(ask):
