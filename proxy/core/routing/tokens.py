@@ -39,6 +39,8 @@ def holds_cjk(text: str) -> bool:
     of the router ask it of the same few texts a dozen times a message: an ASCII text (a flag of the
     string) answers at once, any other once."""
     return not text.isascii() and CJK_RUN.search(text) is not None
+
+
 # A compound keeps its joiners: `p5.js`, `gh-fix-ci`, `snake_case`, `c++`.
 _COMPOUND = re.compile(r"[^\W_]+(?:[._\-][^\W_]+)*(?:\+\+|#)?")
 _PARTS = re.compile(r"[^\W_]+")
@@ -176,8 +178,8 @@ def split_text(text: str) -> SplitText:
         small = {word for word in CAPITALS_ONLY if word.upper() not in written}
         compounds = [c for c in compounds if c not in small]
         parts = [p for p in parts if p not in small]
-    for verb, language in VERB_IN_ITS_LANGUAGE.items():
-        if verb in parts and not language.isdisjoint(parts) and verb.capitalize() not in text:
+    for verb, language in VERB_IN_ITS_LANGUAGE.items():  # a word written Jest, not the start of Jestem
+        if verb in parts and not language.isdisjoint(parts) and verb.capitalize() not in _PARTS.findall(text):
             compounds = [c for c in compounds if c != verb]
             parts = [p for p in parts if p != verb]
     return SplitText(runs, compounds, parts)

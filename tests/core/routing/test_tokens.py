@@ -93,6 +93,7 @@ def test_polish_jest_is_the_verb_in_a_polish_message_and_the_test_runner_elsewhe
     assert "jest" in split_text("napisz testy w Jest dla tego komponentu").compounds  # no function word: the runner
     polish = split_text("jest 23:00 a ja głodny jak wilk, co szybkiego zrobić?")
     assert "jest" not in polish.words and "jest" not in polish.compounds
+    assert "jest" not in split_text("Jestem zmęczony, jest już 23:00").words  # Jestem (I am) is no Jest
 
 
 def test_a_capital_go_inside_a_sentence_names_the_language() -> None:
