@@ -30,7 +30,13 @@ from proxy.core.routing.personal_asks import personal_ask
 from proxy.core.routing.query import QueryTerm, cap_text, split_query_terms, warm_lexicon
 from proxy.core.routing.quick_questions import device_setting, quick_question
 from proxy.core.routing.request_focus import message_sentences, request_focus
-from proxy.core.routing.shared_news import asks_for_work, opens_with_a_request_verb, requests_work, shares_news
+from proxy.core.routing.shared_news import (
+    asks_for_work,
+    opens_with_a_request_verb,
+    requests_work,
+    requests_work_outright,
+    shares_news,
+)
 from proxy.core.routing.term_index import RoutingIndex, SkillMatches, build_index
 from proxy.core.routing.terms import FIELD_BITS
 from proxy.core.routing.tokens import normalize, plain_words, split_text
@@ -244,19 +250,13 @@ def _below_medium(score: int, bar: int) -> int:
     return score * (MEDIUM - 1) // bar
 
 
-# Negations that take a want back ("not looking for advice, just needed to say it", "non mi serve niente").
-_NO_WANT = frozenset("not dont don no non nothing nicht nichts kein keine nada nunca niente rien pas nic nie "
-                     "ничего не нет".split())
-
-
 def _everyday_from_the_request_on(whole: str, everyday: tuple[str, ...]) -> tuple[str, ...]:
     """The everyday words of a message read whole from the first sentence that requests work on (it says
     what the user needs or wants, or opens with a request verb): the life told in the sentences before
     it is a scene ("Mới đi Đà Lạt về, mệt mà vui. Giờ cần viết chuỗi 5 email chào mừng …";
     "刚从云南旅游回来，晒黑了一圈。回到工作：老板让我做一张信息图")."""
     parts = message_sentences(whole)
-    first = next((k for k, part in enumerate(parts)
-                  if requests_work(part) and _NO_WANT.isdisjoint(plain_words(part))), 0)
+    first = next((k for k, part in enumerate(parts) if requests_work_outright(part)), 0)
     return everyday_words(" ".join(parts[first:])) if first else everyday
 
 

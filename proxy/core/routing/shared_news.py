@@ -292,6 +292,16 @@ def requests_work(ask: str) -> bool:
             or (holds_cjk(ask) and _CJK_WORK_REQUESTS.search(ask) is not None))
 
 
+# Negations that take a want back ("not looking for advice, just needed to say it", "non mi serve niente").
+_TAKEN_BACK = frozenset("not dont don no non nothing nicht nichts kein keine nada nunca niente rien pas nic nie "
+                        "ничего не нет".split())
+
+
+def requests_work_outright(sentence: str) -> bool:
+    """The (normalised) sentence requests work (`requests_work`) and takes nothing back with a negation."""
+    return requests_work(sentence) and _TAKEN_BACK.isdisjoint(plain_words(sentence))
+
+
 def asks_for_work(ask: str) -> bool:
     """The (normalised) ask asks for work: a clause of it, or a part of one between commas, opens with a
     request verb ("… so I'm in a rush: add a Stripe checkout"), or it reports a problem ("it's my birthday

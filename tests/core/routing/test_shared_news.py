@@ -5,7 +5,13 @@ from __future__ import annotations
 import pytest
 
 from proxy.core.routing.router import MEDIUM, SkillRouter
-from proxy.core.routing.shared_news import asks_for_work, opens_with_a_request_verb, shares_news
+from proxy.core.routing.shared_news import (
+    asks_for_work,
+    opens_with_a_request_verb,
+    requests_work,
+    requests_work_outright,
+    shares_news,
+)
 from proxy.core.routing.tokens import normalize
 from tests.core.routing.test_router import make_skill
 
@@ -136,3 +142,10 @@ def test_venting_and_milestones_ask_for_nothing(text: str, word: str) -> None:
 
 def test_venting_that_asks_for_work_too_is_a_request() -> None:
     assert shares_news(normalize("the cron job died again, just venting. fix the retry logic in jobs.py")) == ""
+
+
+def test_a_want_taken_back_is_no_request_outright() -> None:
+    assert requests_work_outright(normalize("can you turn it into a looping gif for our team slack?"))
+    assert not requests_work_outright(normalize("not looking for advice, just needed to say it"))
+    assert requests_work("non mi serve niente")  # "serve" says a want, which "niente" takes back
+    assert not requests_work_outright("non mi serve niente")
