@@ -111,6 +111,14 @@ def test_an_ask_that_opens_with_a_request_verb_asks_for_work(ask: str, work: boo
     ("デザイントークンを整理して、ダークモードとのテーマ切り替えに対応したい", True),
     ("솔직히 개발자 채용에 코딩테스트 꼭 필요하다고 생각하세요?", False),  # "necessary, do you think?": an opinion
     ("Vue 和 React 哪个更值得学？我想知道大家怎么看", False),  # wants to know, not work
+    # Korean and Japanese ask for work with a verb ending that asks a favour: -아/어 줘, -주세요, -てください
+    ("트윗 하나 올려줘", True),
+    ("이 보고서를 표로 정리해 주세요", True),
+    ("로그 좀 같이 봐줄래?", True),
+    ("このCSVをグラフにしてください", True),
+    ("毎朝この集計を自動で回してほしい", True),
+    ("그냥 네 생각을 알려줘", False),  # "tell me": a question, as "tell me" is in English
+    ("おすすめのキーボードを教えてください", False),
 ])
 def test_an_ask_for_work_opens_a_clause_with_a_request_verb_or_reports_a_problem(ask: str, work: bool) -> None:
     assert asks_for_work(normalize(ask)) is work
