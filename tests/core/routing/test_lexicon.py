@@ -7,6 +7,8 @@ from fnmatch import fnmatch
 from importlib import resources
 from pathlib import Path
 
+import pytest
+
 from proxy.core.routing import lexicon
 from proxy.core.routing.lexicon import (
     LANGUAGES,
@@ -63,6 +65,23 @@ def test_italian_plurals_and_conjugations_find_the_listed_word() -> None:
     assert LEXICON.lookup_word("ottimizziamo") == LEXICON.lookup_word("ottimizzare") is not None
     assert LEXICON.lookup_word("tabelle") == LEXICON.lookup_word("tabella") is not None
     assert LEXICON.lookup_word("ragazzi") is None
+
+
+@pytest.mark.parametrize(("form", "listed"), [
+    ("configurarlo", "configurare"), ("ottimizzarla", "ottimizzare"), ("correggerlo", "correggere"),
+    ("spiegami", "spiegare"), ("analizzane", "analizzare"),  # Italian infinitives and imperatives
+    ("optimizarla", "optimizar"), ("migrarlos", "migrar"), ("explícame", "explicar"), ("tradúcelo", "traducir"),
+])
+def test_a_verb_with_a_pronoun_written_onto_it_finds_the_listed_verb(form: str, listed: str) -> None:
+    found, english = LEXICON.lookup_word(form, turkish=False), LEXICON.lookup_word(listed, turkish=False)
+    # its own language's English (a key other tables list too has theirs joined to it)
+    assert found and english and set(found.split()) <= set(english.split())
+
+
+@pytest.mark.parametrize("word", ["normale", "gestionale", "portatile", "piccolo", "personales", "pasarlo"])
+def test_a_noun_or_adjective_that_ends_like_a_pronoun_is_no_verb_with_one(word: str) -> None:
+    # normale is no norma with le, piccolo no picco with lo; pasar is Indonesian (market), not a Spanish word
+    assert LEXICON.lookup_word(word, turkish=False) is None
 
 
 def test_polish_cases_and_conjugations_find_the_listed_word() -> None:

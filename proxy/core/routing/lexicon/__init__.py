@@ -275,6 +275,56 @@ class IndonesianWords:
         return None
 
 
+# Italian and Spanish write object pronouns onto an infinitive or an imperative (configurarlo,
+# optimizarla, scrivimi, explícame): such a word is looked up without its pronoun, as the infinitive
+# (Italian drops the infinitive's -e before one: configurar-lo is configurare) or the imperative it
+# is. An imperative takes only the pronouns that do not also end common nouns and adjectives
+# (-le ends normale, gestionale and detalle, not a verb with le).
+class Clitics(NamedTuple):
+    pronouns: tuple[str, ...]  # longest first
+    after_imperative: frozenset[str]  # the pronouns an imperative (a, e or i last) may carry
+    infinitive_end: str  # what an infinitive that carries a pronoun lost: Italian e, Spanish nothing
+
+
+_CLITICS: dict[str, Clitics] = {
+    "it": Clitics(
+        tuple(sorted("mi ti ci vi si lo la li le ne gli glielo gliela glieli melo mela celo cela".split(),
+                     key=lambda p: (-len(p), p))),
+        frozenset("mi ci lo la li ne".split()), "e"),
+    "es": Clitics(
+        tuple(sorted("me te se nos lo la los las le les melo mela selo sela noslo".split(),
+                     key=lambda p: (-len(p), p))),
+        frozenset("me nos lo la los las le les".split()), ""),
+}
+_INFINITIVE_STEMS = ("ar", "er", "ir")
+_CLITIC_REST_MIN = 5  # letters a verb keeps before its pronoun (picco-lo is no verb with lo)
+
+
+@dataclass(frozen=True)
+class CliticWords:
+    """One language's listed single words and their stems (folded), found under a pronoun written
+    onto an infinitive or an imperative (`_CLITICS`)."""
+
+    clitics: Clitics
+    words: Mapping[str, str]
+    stems: Mapping[str, str]
+
+    def find(self, folded: str) -> str | None:
+        for pronoun in self.clitics.pronouns:
+            if folded.endswith(pronoun) and len(folded) - len(pronoun) >= _CLITIC_REST_MIN:
+                return self._verb(folded[: -len(pronoun)], pronoun)
+        return None
+
+    def _verb(self, rest: str, pronoun: str) -> str | None:
+        clitics = self.clitics
+        if rest.endswith(_INFINITIVE_STEMS):
+            return self.words.get(rest + clitics.infinitive_end) or self.stems.get(rest[:-2])
+        # an imperative is a verb's stem and a vowel (spiega, scrivi, explica, corrige)
+        if pronoun in clitics.after_imperative and rest[-1] in "aei":
+            return self.stems.get(rest[:-1])
+        return None
+
+
 @dataclass(frozen=True)
 class Lexicon:
     words: Mapping[str, str]  # whole Latin-script words and short phrases
@@ -469,6 +519,7 @@ def build_lexicon() -> Lexicon:
     turkish_phrases: dict[str, str] = {}
     indonesian: dict[str, str] = {}
     english_only: set[str] = set()
+    clitic_finders: list[CliticWords] = []
     for language in LANGUAGES:
         table = parse_entries(read_entries(language))
         if language == "en":
@@ -497,11 +548,15 @@ def build_lexicon() -> Lexicon:
                 by_ending.setdefault(ending, []).extend((MappingProxyType(single), MappingProxyType(stems)))
             if language in _BARE_STEM_LANGUAGES:
                 bare_stems.append(MappingProxyType(stems))
-    inflected = (
+            if language in _CLITICS:
+                clitic_finders.append(
+                    CliticWords(_CLITICS[language], MappingProxyType(single), MappingProxyType(stems)))
+    inflected: tuple[FormFinder, ...] = (
         InflectedWords(MappingProxyType({e: tuple(t) for e, t in by_ending.items()}), max(map(len, by_ending)),
                        tuple(bare_stems)),
         TurkishWords(MappingProxyType(turkish)),
         IndonesianWords(MappingProxyType(indonesian)),
+        *clitic_finders,
     )
     longest = max((len(k) for k in cjk), default=1)
     heads: dict[str, int] = {}
