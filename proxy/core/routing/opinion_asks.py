@@ -53,7 +53,8 @@ _FOREIGN_OPINION: PatternTable = (
      r"qual è la tua opinione|preferisci|a tuo parere)\b"),
     (("думаешь", "думаете", "считаешь", "считаете", "мнение", "нравится", "твоему", "взгляд", "лучше"),
      r"\b(?:что (?:ты |вы )?(?:думаешь|думаете) (?:о|об|про)|как (?:ты |вы )?(?:думаешь|думаете|считаешь|считаете)|"
-     r"(?:твоё|твое|ваше) мнение|тебе больше нравится|что (?:тебе|вам) нравится|по-твоему|по твоему мнению|"
+     r"(?:твоё|твое|ваше) мнение|(?:тебе|вам)(?: самому| самой| лично)?(?: что)? больше нравится|что (?:тебе|"
+     r"вам) нравится|по-твоему|по твоему мнению|"
      r"на твой взгляд|что лучше)\b"),
     (("myślisz", "sądzisz", "uważasz", "opinia", "zdaniem", "wolisz"),
      r"\b(?:co (?:myślisz|sądzisz) o|jak myślisz|czy uważasz|twoja opinia|twoim zdaniem|co wolisz|wolisz)\b"),
@@ -105,6 +106,8 @@ _FOREIGN_OPINION: PatternTable = (
     (("생각하세요", "생각해", "생각하니", "생각하나요", "생각해요", "생각하십니까", "思いますか", "思う", "思います"),
      r"(?:다고|라고|다는 게|는 게|할까|일까) ?생각(?:하세요|해|하니|하나요|해요|하십니까)|"
      r"(?:と|って)思(?:いますか|う[?？]|います[?？])"),
+    (("봐", "봐요", "보세요", "보시나요", "派"),
+     r"(?:다고|라고) (?:봐(?:요)?|보세요|보시나요)[?？]|(?:どっち|どちら)派"),
     (("taraftasın", "taraftasin", "dersin", "olsan"), r"\b(?:hangi taraftas[ıi]n|sen ne dersin|sen olsan)\b"),
     # whether one thing is better than another, asked of nobody's own work ("is Rust better than Go?",
     # "¿Rust es mejor que Go?", "czy Rust jest lepszy od Go?", "Rust比Go好吗？")
@@ -119,6 +122,32 @@ _FOREIGN_OPINION: PatternTable = (
      r"\b(?:é|são) (?:melhor|pior)(?:es)? (?:que|do que)\b"),
     (("比", "より", "보다"), r"比.{1,20}(?:好|强|強|快)(?:吗|嗎)|より(?:良い|いい|優れて)|보다 (?:나아|좋아|낫|나은)"),
     (("怎么看", "怎麼看"), r"你对.{1,20}怎么看|你對.{1,20}怎麼看"),
+    # whether a technology has a future or is dead, and the model's prediction: "does Scala still have a
+    # future?", "czy Scala ma jeszcze przyszłość?", "Flutter có tương lai không?", "is jQuery dead?",
+    # "what's your prediction?"; a future the user's own (our product's) is a plan, not asked here
+    (("future", "futuro", "zukunft", "avenir", "будущее", "будущего", "przyszłość", "przyszlosc", "geleceği",
+      "gelecegi", "masa", "lai", "전망", "미래"),
+     r"\b(?:(?:does|do) [\w .+#-]{1,30} (?:still )?have (?:a|any) future|(?:is|are) [\w .+#-]{1,30} the future\b|"
+     r"(?:what(?:'s| is) the )?future of [\w .+#-]{1,30}\?|(?:tiene|tienen|tem|têm) (?:algún |algum )?futuro|"
+     r"(?:hat|haben) [\w .+#-]{1,30} (?:noch )?(?:eine )?zukunft|(?:a|ont)(?:-t-il|-t-elle|-ils)? (?:encore )?"
+     r"(?:un |de l')avenir|(?:ha|hanno) (?:ancora )?(?:un )?futuro|есть ли (?:у [\w .+#-]{1,30} )?будущее|"
+     r"у [\w .+#-]{1,30} (?:есть )?будущее|(?:ma|mają) (?:jeszcze )?(?:jakąś |jakas )?przysz[łl]o[śs][ćc]|"
+     r"gelece[ğg]i (?:var|yok) m[ıu]|(?:punya|ada) masa depan|(?:có )?tương lai (?:không|ko|hơn)|"
+     r"(?:cái|cai) nào (?:có )?tương lai)|미래가 (?:있|밝)|전망(?:이)? (?:어때|있|좋)"),
+    # (a server that is dead is down: "is the server dead?" and "прод умер?" report a problem, so only a
+    # named thing, in English, and the idioms for a technology gone out of fashion)
+    (("dead", "dying", "obsolete"),
+     r"\bis (?!the |my |our |it |this |that |your |a )[\w .+#-]{1,30} (?:dead|dying|obsolete)(?: yet| now|"
+     r" already)?\?"),
+    (("オワコン", "过时", "過時", "한물"), r"オワコン|过时了吗|過時了嗎|한물 ?갔"),
+    (("prediction", "guess", "bet", "prognose", "vorhersage", "predicción", "apuesta", "pronostic", "prédiction",
+      "previsão", "aposta", "previsione", "прогноз", "prognoza", "tahminin", "tahminiz", "đoán"),
+     r"\b(?:what(?:'s| is|s) your (?:prediction|guess|bet)|(?:deine|ihre) (?:prognose|vorhersage)|"
+     r"(?:tu|su) (?:predicción|apuesta)|(?:ton|votre) (?:pronostic|prédiction)|(?:sua|tua) (?:previsão|aposta)|"
+     r"la tua previsione|(?:твой|ваш) прогноз|(?:twoja|pana|pani) prognoza|(?:senin |sizin )?tahmin(?:in|iniz) ne|"
+     r"(?:bạn|ban) đoán)\b"),
+    (("예상", "예측", "予想", "预测", "預測", "你猜"),
+     r"(?:네|당신) (?:예상|예측)은|あなたの予想|你的预测|你的預測|你猜"),
     # questions about the model itself: "are you claude or chatgpt under the hood", "what's your knowledge
     # cutoff?", "do you mind writing marketing copy all day or is that boring for an AI"
     (("claude", "chatgpt", "gpt", "gemini", "llama", "ai", "bot", "robot", "human", "conscious", "sentient", "alive"),
@@ -153,7 +182,7 @@ _MODEL_MEMORY = triggered((
      r"\b(?:start (?:from|at) (?:zero|scratch) (?:every|each|with every)|"
      r"do you (?:learn|remember anything) from (?:our|my|these) (?:chats|conversations)|"
      r"(?:cada|toda) conversa(?:ção)? começa do zero|começa do zero pra (?:você|voce|vc)|"
-     r"(?:você|voce|vc) (?:lembra|aprende) (?:do que|com as|das) (?:a gente|conversas|nossas)|"
+     r"(?:você|voce|vc) (?:lembra|aprende) (?:do que|com as|das|com) (?:minhas |nossas )?(?:a gente|conversas|nossas)|"
      r"te acuerdas de lo que hablamos|(?:cada|toda) conversaci[oó]n empieza (?:de|desde) cero|"
      r"aprendes de (?:nuestras|las) conversaciones|tu te souviens de ce qu'on|repart de z[ée]ro|"
      r"tu apprends de nos conversations|erinnerst du dich an unser\w* (?:gespräch|chat|unterhaltung)|"

@@ -153,3 +153,31 @@ def test_agreement_and_questions_about_the_model_in_other_languages(text: str, o
 def test_whether_moving_ones_system_is_worth_it_is_no_opinion_ask() -> None:
     # a worth-it rule was tried and left out: it cost a routed held-out case ("is it worth …" is often a decision)
     assert opinion_ask(normalize("Est-ce que ça vaut le coup de passer à DOTS ?")) == ""
+
+
+@pytest.mark.parametrize(("text", "opener"), [
+    ("does Scala still have a future?", "does scala still have a future"),
+    ("czy Scala ma jeszcze jakąś przyszłość w świecie Sparka?", "ma jeszcze jakąś przyszłość"),
+    ("Flutter với React Native, bạn thấy cái nào có tương lai hơn?", "cái nào có tương lai"),
+    ("hat PHP noch eine Zukunft?", "hat php noch eine zukunft"),
+    ("¿Angular tiene futuro?", "tiene futuro"),
+    ("Rust a-t-il un avenir dans le web ?", "a-t-il un avenir"),
+    ("is jQuery dead?", "is jquery dead?"),
+    ("PHP는 이제 한물갔나요?", "한물갔"),
+    ("yapay zekâ 5 yıl içinde müşteri hizmetlerini devralır mı, senin tahminin ne?", "senin tahminin ne"),
+    ("타입스크립트 없이 자바스크립트만 쓰는 거 이제 좀 위험하다고 봐?", "다고 봐?"),
+    ("NotionとConfluence、あなたならどっち派？", "どっち派"),
+    ("тебе самому что больше нравится, монорепа или отдельные репозитории?", "тебе самому что больше нравится"),
+])
+def test_whether_a_technology_has_a_future_and_the_model_s_guess_are_opinions(text: str, opener: str) -> None:
+    assert opinion_ask(normalize(text)) == opener
+
+
+@pytest.mark.parametrize("text", [
+    "is the server dead?",  # a problem: the server is down
+    "is our pod dead? it stopped answering",
+    "what is the future of our product roadmap?",  # the user's own plan
+    "predict next month's churn for our users",
+])
+def test_a_dead_server_and_the_future_of_one_s_own_product_are_no_opinions(text: str) -> None:
+    assert opinion_ask(normalize(text)) == ""
