@@ -111,6 +111,35 @@ _TOOL_HOWTO = triggered((
      r"^(?=.*\b(?:git|npm|pip|yarn|pnpm|docker|kubectl|vim|vscode|bash|zsh|powershell|brew|conda))"
      r".{0,40}(?:怎么|怎麼|如何|どうやって|어떻게)"),
 ))
+# A conversion between units of length, weight, volume or temperature, in any language ("1 inch bằng bao
+# nhiêu cm", "how many ounces in a cup", "cuántos km son 10 millas", "1インチは何センチ"): two units and a
+# how-many word (or "to"/"in" between them: "5 ft to cm?"). A fact the model knows, whatever the message
+# is for; units of data (MB, GB) are left out: "how many GB does our index need" asks about a system.
+_UNIT_WORDS = (
+    r"mm|cm|km|centimet(?:er|re)s?|met(?:er|re)s?|metr(?:ów|ach|y|a|u|ami|om|e)?|kilomet(?:er|re)s?|inch(?:es)?|"
+    r"ft|feet|foot|yards?|yd|miles?|grams?|kg|kilos?|kilograms?|lbs?|pounds?|oz|ounces?|ml|lit(?:er|re)s?|"
+    r"gallons?|gal|cups?|tbsp|tsp|tablespoons?|teaspoons?|celsius|fahrenheit|pulgadas?|polegadas?|pouces?|zoll|"
+    r"pollic[ei]|дюйм\w*|inç|inci|pieds?|fuß|fuss|pied[ei]|фут\w*|st[oó]p[ay]?|millas?|milhas?|milles?|meilen?|"
+    r"migli[oa]|мил[ья]\w*|libras?|livres?|pfund|libbr[ae]|фунт\w*|funt\w*|унци\w*|onzas?|onças?|onces?|unzen?|"
+    r"сантиметр\w*|метр\w*|километр\w*|градус\w*|\d+ ?°?[cf]|\d+ ?(?:m|g|l)")
+_UNIT_CJK = (r"센티|센치|미터|인치|피트|마일|파운드|킬로|インチ|センチ|メートル|フィート|マイル|ポンド|キロ|"
+             r"英寸|厘米|公分|英尺|英里|磅|公斤|摄氏|華氏|华氏|攝氏")
+_UNIT = rf"(?<![\w°])(?:{_UNIT_WORDS})(?![\w°])|{_UNIT_CJK}"
+_HOW_MANY = (r"\b(?:how many|how much|cu[aá]nt[oa]s?|quant[oa]s?|quant[ie]|combien|wie viele?|сколько|ile|kaç|kac|"
+             r"berapa|bao nhi[eê]u)\b|몇|何|多少|얼마|いくら")
+_CONVERSION = re.compile(rf"(?:{_UNIT}).{{0,40}}?(?:\b(?:to|in|into)\b.{{0,12}}?(?:{_UNIT})|{_HOW_MANY})"
+                         rf"|(?:{_HOW_MANY}).{{0,40}}?(?:{_UNIT})")
+_UNIT_WORD = re.compile(_UNIT)
+
+
+def _unit_conversion(text: str) -> str:
+    """A conversion between units asked (`_CONVERSION`): two different units named, and a how-many word."""
+    match = _CONVERSION.search(text)
+    if match is None or len(set(_UNIT_WORD.findall(text))) < 2:
+        return ""
+    return "unit conversion"
+
+
 # "mein Bash-Skript", "nuestra app": a how-to about the user's own thing asks for work on it.
 _MY_OWN = re.compile(r"\b(?:mein\w*|unser\w*|mis?|mon|mes|ma|meu|minha|nosso|nossa|nuestr[oa]s?|notre|nos|mi[oa]|"
                      r"nostr[oa]|мо[йяеи]|наш\w*|mój|moja|moje|nasz\w*|benim|bizim|saya|kami|"
@@ -145,6 +174,10 @@ def quick_question(text: str) -> str:
     if len(text) > QUICK_MAX_CHARS:  # longer than any question of QUICK_MAX_WORDS words: most messages stop here
         return ""
     match = _OPENER.match(text) or first_match(_FOREIGN_COMMAND, text)
+    if match is None and len(_WORD.findall(text)) <= QUICK_MAX_WORDS:
+        conversion = _unit_conversion(text)
+        if conversion:
+            return conversion
     if match is None:  # the how-to shapes are anchored at the start: they fail fast
         tool = first_match(_TOOL_HOWTO, text)
         match = tool if tool is not None and _MY_OWN.search(text) is None else None

@@ -108,3 +108,27 @@ def test_a_device_setting_routes_only_a_strong_match() -> None:
 ])
 def test_a_how_to_about_a_command_line_tool_is_a_quick_question_in_every_language(text: str, quick: str) -> None:
     assert quick_question(normalize(text)) == quick
+
+
+@pytest.mark.parametrize("text", [
+    "1 inch bằng bao nhiêu cm nhỉ, đang chỉnh kích thước slide PowerPoint",
+    "how many ounces in a cup?",
+    "cuántos km son 10 millas",
+    "1インチは何センチ？",
+    "1英寸等于多少厘米",
+    "1 인치는 몇 센치야?",
+    "ile to jest 5 stóp w metrach?",
+    "10 miles in km",
+])
+def test_a_conversion_between_units_is_a_quick_question_in_every_language(text: str) -> None:
+    assert quick_question(normalize(text)) == "unit conversion"
+
+
+@pytest.mark.parametrize("text", [
+    "how many GB does our index need on 3 nodes?",  # units of data: a question about a system
+    "how much memory in mb for 5 m rows?",
+    "how many metrics in our grafana dashboards",
+    "how many rows in the table",
+])
+def test_one_unit_or_units_of_data_are_no_conversion(text: str) -> None:
+    assert quick_question(normalize(text)) == ""
