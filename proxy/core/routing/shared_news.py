@@ -147,16 +147,21 @@ appena felice gioia contentissimo contentissima orgoglioso orgogliosa sollevato 
 wreszcie właśnie wlasnie szczęśliwy szczesliwy dumny dumna ulga dzięki dzieki hurra
 sonunda nihayet mutluyum mutlu gururluyum rahatladım teşekkürler tesekkurler
 akhirnya senang seneng bangga lega hore
+hate ugh sigh exhausted odio odeio déteste deteste hasse ненавижу nienawidzę nienawidze bıktım biktim capek ghét
 """.split())
 _NEWS_PHRASES = re.compile(
     r"\b(?:this morning|at last|just (?:got|had|made|won|hit|became|came|went|did|found|left|quit|sold|bought|"
     r"built|ran|saw|took|wrote|sent|gave|heard|began|\w+ed)|i can breathe|first time|(?:is|it's|its|are|all) done|"
     r"pour one out|life is good|good morning|por fin|paid off|(?:we|i) (?:hit|reached|crossed|passed) \d|"
     r"acabamos de|acabo de|on vient de|je viens de|nous venons de|acabei de|только что|hari ini|baru saja|"
-    r"terima kasih|cuối cùng|vừa|vui quá|vui ghê|vui thật|mừng quá|tự hào|nhẹ nhõm|cảm ơn|w końcu|w koncu)(?![^\W_])|"
-    r"🎉|🥳|🙌|🍾|😂|🤣")
+    r"terima kasih|cuối cùng|vừa|vui quá|vui ghê|vui thật|mừng quá|tự hào|nhẹ nhõm|cảm ơn|w końcu|w koncu|"
+    # and of being fed up: "j'en peux plus", "no puedo más", "ich kann nicht mehr", "mam dość"
+    r"fed up|sick of|(?:j'en|je n'en) peux plus|no puedo más|ich kann nicht mehr|não aguento mais|non ne posso più|"
+    r"больше не могу|mam (?:już )?dość|hết chịu nổi|chán quá)(?![^\W_])|"
+    r"🎉|🥳|🙌|🍾|😂|🤣|🙄|😩|😤")
 _CJK_NEWS = re.compile(r"ㅋㅋ|终于|終於|今天|昨天|刚刚|剛剛|刚把|剛把|开心|開心|高兴|高興|骄傲|驕傲|"
-                       r"松了一口气|鬆了一口氣|太好了|哈哈|やっと|ついに|嬉しい|うれしい|ほっと|最高|드디어|뿌듯|기뻐|기쁘|행복|다행")
+                       r"松了一口气|鬆了一口氣|太好了|哈哈|やっと|ついに|嬉しい|うれしい|ほっと|最高|드디어|뿌듯|기뻐|기쁘|행복|다행|"
+                       r"受不了|烦死|煩死|うんざり|もう無理|답답|짜증|죽겠")
 # Words of time: news only with an exclamation ("merged into pandas today!!"); without one they
 # often date a problem ("since yesterday our nightly job times out").
 _TIME_WORDS = frozenset("""

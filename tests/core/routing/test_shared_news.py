@@ -31,12 +31,19 @@ from tests.core.routing.test_router import make_skill
     ("w końcu wypuściliśmy nowy system płatności!", "w końcu"),
     ("oggi ho passato la certificazione AWS, che gioia", "gioia"),
     ("hôm nay mình đậu chứng chỉ AWS rồi, vui ghê", "vui ghê"),
+    # being fed up is a feeling told too
+    ("odio los lunes de sprint planning en jira, tres horas para decidir lo mismo de siempre", "odio"),
+    ("encore une réunion sur la roadmap qui a duré 2h. j'en peux plus des PowerPoint de 80 slides", "j'en peux plus"),
+    ("PR 올렸는데 리뷰가 일주일째 안 달려요. 진짜 답답해 죽겠네", "답답"),
+    ("sick of sprint planning meetings that run an hour over", "sick of"),
 ])
 def test_news_and_feelings_that_ask_for_nothing_are_recognised(text: str, word: str) -> None:
     assert shares_news(normalize(text)) == word
 
 
 @pytest.mark.parametrize("text", [
+    "i hate regex, write me one for emails",  # fed up, and a request
+    "ugh, our deploy failed again",  # fed up with a problem it reports
     "we finally moved to GitHub Actions. how do I cache node_modules?",  # a question
     "we finally moved to GitHub Actions. set up caching for node_modules",  # a request verb opens a clause
     "haha nice, now add a test for the empty cart case",  # … after a comma
