@@ -88,6 +88,14 @@ def test_clauses_break_at_sentences_and_before_inner_questions() -> None:
     assert clauses("draw flow fields in p5.js with 1.5x speed") == ["draw flow fields in p5.js with 1.5x speed"]
 
 
+def test_an_emoji_before_more_text_ends_a_sentence() -> None:
+    # people end a sentence with an emoji instead of a full stop: the feeling closes what it follows
+    assert clauses("lỡ tay reset --hard mất mấy commit 😭 có cách nào lấy lại không?") == [
+        "lỡ tay reset --hard mất mấy commit 😭", "có cách nào lấy lại không?"]
+    assert clauses("tests pass ✅ now write the docs") == ["tests pass ✅", "now write the docs"]
+    assert clauses("ship it 🚀") == ["ship it 🚀"]
+
+
 @pytest.mark.parametrize("text", [
     "Write a Cypher query for Neo4j, which finds the common friends of two users",
     "Napisz mi zapytanie Cypher do Neo4j, które znajdzie wspólnych znajomych dwóch użytkowników",
