@@ -55,6 +55,12 @@ _FOREIGN_COMMAND = triggered((
      r"\b(?:comando|lệnh|lenh|komenda|komendy|polecenie|komut|komutu|perintah|команда|команду|befehl|commande|"
      r"atajo|atalho|raccourci|scorciatoia|skrót|skrot|kısayol\w*|kisayol\w*|tastenkombination|tastenkürzel|"
      r"phím tắt|хоткей|сочетание клавиш|горячие клавиши|shortcut(?:nya)? (?:buat|untuk|apa))\b"),
+    # which flag or option of a command ("git'te son commit mesajını değiştirmek için hangi flag vardı?")
+    (("flag", "flaga", "флаг", "option", "opción", "opcion", "opção", "opcao", "opzione", "parametre", "parametr",
+      "parámetro", "parametro", "paramètre", "parameter", "параметр"),
+     r"\b(?:hangi|quel(?:le)?|welche[sn]?|qu[eé]|qual|quale|какой|jak[ai]|jakiego|apa) (?:flag|flaga|флаг|option|"
+     r"opci[oó]n|opç[aã]o|opcao|opzione|parametre|parametr|par[aá]metro|parametro|param[eè]tre|parameter|параметр)\b|"
+     r"\b(?:flag|flaga|option|opsi|parameter) (?:apa|nào|nao)\b"),
     (("コマンド", "ショートカット", "명령어", "단축키", "命令是", "快捷键", "快捷鍵"),
      r"コマンド|ショートカット|명령어|단축키|命令是|快捷键|快捷鍵"),
 ))

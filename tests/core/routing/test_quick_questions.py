@@ -132,3 +132,16 @@ def test_a_conversion_between_units_is_a_quick_question_in_every_language(text: 
 ])
 def test_one_unit_or_units_of_data_are_no_conversion(text: str) -> None:
     assert quick_question(normalize(text)) == ""
+
+
+@pytest.mark.parametrize(("text", "quick"), [
+    ("git'te son commit mesajını değiştirmek için hangi flag vardı, --amend miydi?", "hangi flag"),
+    ("welches Flag brauche ich bei curl für Redirects?", "welches flag"),
+    ("qué opción de docker run limita la memoria?", "qué opción"),
+])
+def test_which_flag_or_option_of_a_command_is_a_quick_question_in_every_language(text: str, quick: str) -> None:
+    assert quick_question(normalize(text)) == quick
+
+
+def test_adding_an_option_to_one_s_own_script_is_no_quick_question() -> None:
+    assert quick_question(normalize("dodaj opcję --dry-run do naszego skryptu")) == ""
