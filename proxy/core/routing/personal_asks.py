@@ -210,6 +210,14 @@ _OTHER_LANGUAGES: PatternTable = (
     (("冷静", "紧张", "緊張", "落ち着", "진정", "긴장", "떨지"),
      r"冷静下来|冷靜下來|缓解紧张|緩解緊張|不紧张|不緊張|别紧张|落ち着く方法|落ち着け|緊張しない|緊張をほぐ|"
      r"마음을 진정|긴장(?:을)? (?:안|풀|덜)|떨지 않"),
+    # cheering the user up ("Dimmi qualcosa per tirarmi su", "muntere mich auf", "pociesz mnie")
+    (("cheer", "tirarmi", "aufmuntern", "muntere", "animarme", "anímame", "animame", "moral", "animar", "anima",
+      "подбодри", "подбодрить", "pociesz", "pocieszyć", "moralimi", "neşelendir", "neselendir", "hibur", "menghibur",
+      "ủi", "vui"),
+     r"\b(?:cheer me up|(?:per )?tirarmi su|(?:mich )?aufmuntern|muntere mich auf|anímame|animame|animarme|"
+     r"(?:me )?remonter le moral|remonte-moi le moral|me animar|me anima|подбодри(?:ть)? меня|подбодри|"
+     r"pociesz mnie|pocieszyć mnie|moralimi düzelt|beni neşelendir|beni neselendir|hibur aku|menghibur(?:ku| aku)|"
+     r"an ủi (?:mình|tôi)|làm (?:mình|tôi) vui)\b"),
     # what the model would do in the user's place
     (("stelle", "lugar", "place", "posto", "месте", "miejscu", "yerimde", "jadi", "là"),
      r"\b(?:an meiner stelle|en mi lugar|à ma place|no meu lugar|al mio posto|на (?:моём|моем) месте|"
@@ -232,7 +240,8 @@ _CJK_PERSONAL = re.compile(
     r"(?:엄마|아빠|부모님|상사|팀장|여자친구|남자친구)님?(?:한테|에게|께).{0,16}?(?:설명|말|얘기)|쓸모없|무능하게|"
     r"예민한 건가|예민한가|제가 이상한|気にしすぎ|私がおかしい|我是不是太敏感|是不是我想多了|스트레스 풀|気分転換|解压|"
     r"자존감|자신감|죄책감|정상인가요|정상인가|お祝い|祝いたい|罪悪感|自己肯定感|自信がな|"
-    r"立ち直|乗り越え|普通ですか|普通なの|愧疚|内疚|自卑|走出来|释怀|釋懷"
+    r"立ち直|乗り越え|普通ですか|普通なの|愧疚|内疚|自卑|走出来|释怀|釋懷|"
+    r"安慰我|安慰一下|打打气|打打氣|元気づけて|励まして|위로해|위로 좀|기운 (?:좀 )?나게"
 )
 
 

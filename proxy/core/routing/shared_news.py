@@ -30,6 +30,7 @@ the cart is empty") still routes. Pure and deterministic, on the normalised (cas
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from proxy.core.routing.request_focus import asks
 from proxy.core.routing.tokens import holds_cjk, plain_words
@@ -148,6 +149,7 @@ wreszcie właśnie wlasnie szczęśliwy szczesliwy dumny dumna ulga dzięki dzie
 sonunda nihayet mutluyum mutlu gururluyum rahatladım teşekkürler tesekkurler
 akhirnya senang seneng bangga lega hore
 hate ugh sigh exhausted odio odeio déteste deteste hasse ненавижу nienawidzę nienawidze bıktım biktim capek ghét
+ahah ahahah ahahahah mdr xd triste tristes traurig грустно smutno sedih buồn
 """.split())
 _NEWS_PHRASES = re.compile(
     r"\b(?:this morning|at last|just (?:got|had|made|won|hit|became|came|went|did|found|left|quit|sold|bought|"
@@ -157,11 +159,13 @@ _NEWS_PHRASES = re.compile(
     r"terima kasih|cuối cùng|vừa|vui quá|vui ghê|vui thật|mừng quá|tự hào|nhẹ nhõm|cảm ơn|w końcu|w koncu|"
     # and of being fed up: "j'en peux plus", "no puedo más", "ich kann nicht mehr", "mam dość"
     r"fed up|sick of|(?:j'en|je n'en) peux plus|no puedo más|ich kann nicht mehr|não aguento mais|non ne posso più|"
-    r"больше не могу|mam (?:już )?dość|hết chịu nổi|chán quá)(?![^\W_])|"
+    r"больше не могу|mam (?:już )?dość|hết chịu nổi|chán quá|feeling down|(?:sono|mi sento) (?:un po' )?giù)(?![^\W_])|"
     r"🎉|🥳|🙌|🍾|😂|🤣|🙄|😩|😤")
-_CJK_NEWS = re.compile(r"ㅋㅋ|终于|終於|今天|昨天|刚刚|剛剛|刚把|剛把|开心|開心|高兴|高興|骄傲|驕傲|"
-                       r"松了一口气|鬆了一口氣|太好了|哈哈|やっと|ついに|嬉しい|うれしい|ほっと|最高|드디어|뿌듯|기뻐|기쁘|행복|다행|"
-                       r"受不了|烦死|煩死|うんざり|もう無理|답답|짜증|죽겠")
+# (normalised as messages are: NFKC makes the jamo ㅋ ㅠ ㅜ of "ㅋㅋ", "ㅠㅠ" the conjoining ones)
+_CJK_NEWS = re.compile(unicodedata.normalize("NFKC", (
+    r"ㅋㅋ|终于|終於|今天|昨天|刚刚|剛剛|刚把|剛把|开心|開心|高兴|高興|骄傲|驕傲|松了一口气|鬆了一口氣|太好了|哈哈|"
+    r"やっと|ついに|嬉しい|うれしい|ほっと|最高|드디어|뿌듯|기뻐|기쁘|행복|다행|"
+    r"受不了|烦死|煩死|うんざり|もう無理|답답|짜증|죽겠|ㅠㅠ|ㅜㅜ")))
 # Words of time: news only with an exclamation ("merged into pandas today!!"); without one they
 # often date a problem ("since yesterday our nightly job times out").
 _TIME_WORDS = frozenset("""

@@ -114,3 +114,14 @@ def test_a_feeling_told_in_the_scene_counts_when_the_ask_names_nothing() -> None
     # a feeling in the scene, then an ask that names work of its own: the work routes
     work = router.route("I feel so stupid about it. Can you review this pull request and write review comments?")
     assert [c.skill.name for c in work.selected] == ["code-review-excellence"]
+
+
+@pytest.mark.parametrize(("text", "phrase"), [
+    ("deploy bloccato da Jenkins e io che sogno il mare. Dimmi qualcosa per tirarmi su.", "per tirarmi su"),
+    ("the release slipped again, cheer me up", "cheer me up"),
+    ("Build kaputt, Kaffee leer. Muntere mich auf!", "muntere mich auf"),
+    ("sprint review poszło fatalnie, pociesz mnie", "pociesz mnie"),
+    ("上线又被回滚了，安慰我一下", "安慰我"),
+])
+def test_cheering_the_user_up_is_a_personal_ask_in_every_language(text: str, phrase: str) -> None:
+    assert personal_ask(normalize(text)) == phrase

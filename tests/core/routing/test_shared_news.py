@@ -36,6 +36,13 @@ from tests.core.routing.test_router import make_skill
     ("encore une réunion sur la roadmap qui a duré 2h. j'en peux plus des PowerPoint de 80 slides", "j'en peux plus"),
     ("PR 올렸는데 리뷰가 일주일째 안 달려요. 진짜 답답해 죽겠네", "답답"),
     ("sick of sprint planning meetings that run an hour over", "sick of"),
+    ("tre ore in riunione sul colore di un bottone su Figma. A volte mi chiedo perché faccio questo lavoro, ahah",
+     "ahah"),
+    ("Sono un po' giù: il progetto React su cui ho lavorato sei mesi è stato cancellato", "sono un po' giù"),
+    # a laugh or tears in Hangul jamo, which normalising turns into conjoining jamo
+    ("오늘 회의만 다섯 개였어요. 슬랙 알림 소리만 들어도 심장이 쿵쾅거리네요 ㅠㅠ", normalize("ㅠㅠ")),
+    ("드디어 배포했다 ㅋㅋ", "드디어"),
+    ("팀장님이 또 엑셀 양식 바꿨어 ㅋㅋ", normalize("ㅋㅋ")),
 ])
 def test_news_and_feelings_that_ask_for_nothing_are_recognised(text: str, word: str) -> None:
     assert shares_news(normalize(text)) == word
