@@ -33,7 +33,7 @@ import re
 import unicodedata
 
 from proxy.core.routing.request_focus import asks
-from proxy.core.routing.tokens import holds_cjk, plain_words
+from proxy.core.routing.tokens import FOREIGN_STOPWORDS, STOPWORDS, holds_cjk, plain_words
 from proxy.core.routing.triggered_patterns import first_match, triggered
 
 LONGEST_NEWS = 400  # characters; a longer message carries a task of its own (a pasted log, a spec)
@@ -60,7 +60,7 @@ bisogno хочу хотим нужно нужен нужна нужны надо
 potrzebujemy trzeba istiyorum istiyoruz lazım lazim gerek gerekiyor ingin mau perlu butuh muốn cần
 """.split())
 # Request verbs that open a clause ("write the migration …", "set up caching …"), after fillers.
-_REQUEST_VERBS = frozenset("""
+_ENGLISH_REQUEST_VERBS = frozenset("""
 write make create build add fix set turn convert generate find pull give show explain translate plan design
 draft review analyze analyse compare list summarize summarise document scaffold train handle wrap move split
 dispatch submit save restructure use run check update migrate refactor debug optimize optimise deploy rewrite
@@ -70,6 +70,8 @@ outline brainstorm suggest recommend propose audit assess evaluate rank map mode
 tweak shorten expand polish proofread schedule automate integrate connect hook publish post upload download
 fetch load import export store track measure monitor profile benchmark validate verify ensure work walk
 research pick choose decide teach walk start stop keep replace split upgrade downgrade rollback revert
+""".split())
+_OTHER_REQUEST_VERBS = frozenset("""
 schreib schreibe erstell erstelle mach mache bau baue füg füge zeig zeige erklär erkläre übersetz übersetze
 gib finde prüf prüfe analysier analysiere konvertier konvertiere richte plane entwirf optimier optimiere
 escribe escríbeme escribeme crea créame haz hazme genera arma diseña explica traduce revisa analiza
@@ -87,6 +89,9 @@ yaz oluştur olustur yap hazırla hazirla açıkla acikla çevir cevir göster v
 buat buatkan tulis tuliskan ceritakan carikan jelaskan terjemahkan analisis tampilkan berikan siapkan perbaiki
 viết tạo làm giải dịch phân soạn sửa
 """.split())
+_REQUEST_VERBS = _ENGLISH_REQUEST_VERBS | _OTHER_REQUEST_VERBS
+# English verbs no other language lists ("analyse", "prepare", "configure" are French verbs too)
+_ENGLISH_ONLY_VERBS = _ENGLISH_REQUEST_VERBS - _OTHER_REQUEST_VERBS
 # The same said in more than one word ("thanks for the help" asks for nothing, "help me with" does).
 _REQUEST_PHRASES = re.compile(r"\b(?:would like|'d like|would love|'d love|looking for|trying to|have to|has to|"
                               r"help (?:me|us)|hilf mir|aide-moi|me ajuda|ajúdame)\b")
@@ -286,10 +291,18 @@ def opens_with_a_request_verb(ask: str) -> bool:
 def _request_verb_at(words: list[str], k: int) -> bool:
     """Word `k` is a request verb. "do" is one only before what is to be done: "do a security review"
     asks for work; "do you ever get tired …?" asks a question, and the Polish "do startupu" means "to
-    a startup"."""
-    if words[k] == "do":
+    a startup". An English verb followed by another language's function words is that language's
+    loanword, a noun ("deploy bloccato da Jenkins e io che …", "review do PR ficou parada")."""
+    word = words[k]
+    if word == "do":
         return k + 1 < len(words) and words[k + 1] in _DONE_THINGS
-    return words[k] in _REQUEST_VERBS
+    if word not in _REQUEST_VERBS:
+        return False
+    if word in _ENGLISH_ONLY_VERBS:
+        after = words[k + 1 :]
+        foreign = sum(w in FOREIGN_STOPWORDS and w not in STOPWORDS for w in after)
+        return foreign < 2 or any(w in STOPWORDS for w in after)
+    return True
 
 
 def requests_work(ask: str) -> bool:

@@ -108,6 +108,9 @@ def test_news_that_writes_a_skill_name_still_routes_it(router: SkillRouter) -> N
     ("do people still use jQuery in 2026?", False),
     ("do a security review of the auth module", True),
     ("do startupu za mniejszą kasę", False),  # the Polish "to"
+    ("deploy bloccato da Jenkins e io che guardo fuori dalla finestra", False),  # the Italian loanword, a noun
+    ("deploy the app to staging", True),
+    ("analyse les logs de la prod", True),  # a French verb too
 ])
 def test_an_ask_that_opens_with_a_request_verb_asks_for_work(ask: str, work: bool) -> None:
     assert opens_with_a_request_verb(normalize(ask)) is work
