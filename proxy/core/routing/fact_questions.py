@@ -170,6 +170,14 @@ _DEFINITIONS: PatternTable = (
      rf"^(?:so |ok |okay )?what(?: does|'s|s| do) (?!this |that |these |those |it |my |our |your |the error)"
      rf"{_TERM} mean(?: in (?:the context of )?{_TERM})?(?:\?|$)"),
     (("why",), r"^why (?:is|are) [\w./+#-]+ (?:called|abbreviated|named|spelled)\b"),
+    # how a kind of thing works, or why a language or tool is as it is, asked in general ("how does a
+    # compiler turn code into …", "why is python slow compared to c?"); of the user's own thing it is help
+    (("how", "work", "works"),
+     r"^(?:so |ok |okay |genuinely curious,? |curious,? )?how (?:does|do) (?:a|an) [\w./+#-]+(?: [\w./+#-]+)? "
+     r"(?:actually |really )?(?:work|turn|know|decide|handle|store|find)\b(?!.*\b(?:my|our|we|this|these)\b)"),
+    (("why",),
+     r"^why (?:is|are) (?!my |our |this |these |it |that )[\w./+#-]+ (?:so )?(?:slow|fast|slower|faster|popular|"
+     r"hated|loved|hard|easy)\b(?!.*\b(?:my|our|we|this|these)\b)"),
     (("tắt", "tat"),
      r"\b(?:sao|tại sao|vì sao|tai sao|vi sao) .{1,30} (?:lại )?viết tắt là\b|\bviết tắt của .{1,30} là gì\b"),
     (("what", "whats"),

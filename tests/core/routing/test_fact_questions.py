@@ -181,3 +181,15 @@ def test_the_router_ranks_the_subject_of_a_fact_question_but_routes_nothing() ->
     assert fact.candidates[0].skill.name == "ab-testing"
     assert fact.candidates[0].score < MEDIUM <= asked.selected[0].score
     assert "penalty:asks_for_a_fact" in fact.candidates[0].reasons
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("how does a compiler turn code into something the cpu can run, high level", True),
+    ("why is python slow compared to c? is it the GIL or something else entirely", True),
+    ("how does an index actually work?", True),
+    ("why is our python service slow since tuesday?", False),  # the user's own system: help, not a fact
+    ("how does a saga work in our order flow?", False),
+    ("why is this query slow?", False),
+])
+def test_how_a_kind_of_thing_works_asked_in_general_is_a_fact_question(text: str, fact: bool) -> None:
+    assert asks_for_a_fact(normalize(text)) is fact
