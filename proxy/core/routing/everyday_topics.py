@@ -148,6 +148,9 @@ _LATIN_PHRASES = (
     "standing desk", "mechanical keyboard", "new laptop", "laptop for", "big tv",
     # a career asked about in general ("is it too late to learn python", "the usual pay bump to manager")
     "too late to", "get good at", "pay bump", "career path", "break into", "usually look like",
+    # reading and gear to buy, asked for oneself ("best books on copywriting?", "laptop recs for data science")
+    "best books", "good books", "book recs", "book recommendations", "laptop recs", "laptop recommendations",
+    "recommend a laptop", "which laptop",
     "couples", "back asleep",
     # a career change and sore eyes, in the other languages ("odejść z korpo", "muốn đổi nghề", "gözlerim kurudu")
     "den job wechseln", "jobwechsel", "cambiar de carrera", "cambiar de trabajo", "changer de métier", "reconversion",

@@ -28,7 +28,8 @@ LONGEST_OPINION_ASK = 300  # characters; a longer ask carries a task of its own
 
 _OPINION = re.compile(
     r"^(?:honestly |genuinely |seriously |real talk:? |ok |so )?(?:"
-    r"do you (?:think|believe|reckon|feel)|what do you (?:think|make) (?:about|of)|how do you feel about|"
+    r"do (?:you|u|ya) (?:think|believe|reckon|feel)|what do (?:you|u) (?:think|make) (?:about|of)|"
+    r"how do you feel about|"
     r"what(?:'s| is) your (?:take|opinion|view|hot take|favou?rite)|what(?:'s| is) the point of|"
     r"is it (?:worth|overrated|overhyped|just hype)|are [\w ]{1,30} (?:overrated|overhyped|worth it)|"
     r"who would win|which is (?:more fun|cooler|better to work with)|would you rather|"
@@ -73,6 +74,10 @@ _FOREIGN_OPINION: PatternTable = (
     (("思", "どっち", "どちら"), r"どう思|どっちが(?:好き|いい)|どちらが(?:好き|いい)"),
     (("觉得", "覺得", "认为", "認為", "怎么看", "怎麼看", "喜欢", "喜歡", "更好"),
      r"你觉得|你覺得|你认为|你認為|你怎么看|你怎麼看|怎么看待|怎麼看待|你更喜欢|你更喜歡|哪个更好|哪個更好"),
+    # where the model stands ("… where do you land?", "genuinely curious about your view")
+    (("land", "stand", "view", "take", "opinion", "thoughts"),
+     r"\bwhere do you (?:land|stand)(?: on (?:this|that|it))?\??$|"
+     r"\b(?:curious (?:about|to hear)|interested in) your (?:view|take|opinion|thoughts)\b"),
     # an agreement asked for ("Kamu setuju ga?", "tu es d'accord ?", "do you agree?")
     (("agree", "acuerdo", "concorda", "concordas", "accord", "zu", "accordo", "согласен", "согласна", "zgadzasz",
       "katılıyor", "katiliyor", "setuju", "đồng"),

@@ -55,7 +55,8 @@ _LATIN_FAMILIES: PatternTable = (
     # telling, explaining, convincing, to a person
     (("tell", "say", "explain", "convince", "persuade", "talk", "break", "apologize", "apologise", "confront",
       "word", "stand"),
-     rf"\b(?:(?:tell|say (?:to|it to|this to|that to)|explain (?:it |this |that |what i do |my job )?to|convince|"
+     rf"\b(?:(?:tell|say (?:to|it to|this to|that to|something to|anything to)|explain (?:it |this |that |what i do |"
+     rf"my job )?to|convince|"
      rf"persuade|talk to|break (?:it|the news) to|apologi[sz]e to|confront|word (?:it|this|that) to|stand up to) "
      rf"{_PEOPLE}(?! apart))\b"),
     # ... and verbs whose object is as often a thing ("reply to them in bulk", "how do I correct them in pandas"):

@@ -36,6 +36,7 @@ _OPENER = re.compile(
     r"where (?:do|is|are|can) (?:i|the)|"
     r"is there (?:a|an) (?:way|command|shortcut|setting|flag|option)|(?:bash |shell |git |sql |python |a )?"
     r"(?:command|one-liner|one liner|oneliner|regex|syntax|shortcut|keyboard shortcut|sql|snippet) (?:to|for)|"
+    r"[\w.+#-]+ (?:flag|option) (?:to|for)|"
     r"[\w.+#-]+: )\b"
 )
 # A textbook exercise: "write a python function that reverses a linked list", "write a SQL query that returns

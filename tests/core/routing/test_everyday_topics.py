@@ -177,3 +177,11 @@ def test_the_life_told_in_sentences_before_a_request_for_work_is_a_scene() -> No
     # a want taken back is no request: the birthday told before it still counts
     vented = router.route("my grandma's birthday party was today. i don't need animated loops of it, it was lovely")
     assert "penalty:everyday_topic=grandma" in vented.candidates[0].reasons
+
+
+@pytest.mark.parametrize(("text", "word"), [
+    ("laptop recs for data science, mostly pandas and some light pytorch, budget around 1500", "laptop recs"),
+    ("best books on copywriting? want to get better at it myself", "best books"),
+])
+def test_reading_and_gear_to_buy_are_everyday_asks(text: str, word: str) -> None:
+    assert word in everyday_words(normalize(text))

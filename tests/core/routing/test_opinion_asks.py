@@ -181,3 +181,12 @@ def test_whether_a_technology_has_a_future_and_the_model_s_guess_are_opinions(te
 ])
 def test_a_dead_server_and_the_future_of_one_s_own_product_are_no_opinions(text: str) -> None:
     assert opinion_ask(normalize(text)) == ""
+
+
+@pytest.mark.parametrize(("text", "opener"), [
+    ("do u think tailwind makes html ugly or is that just css people being grumpy", "do u think"),
+    ("are cold emails even ethical? my sales friend swears by them. where do you land", "where do you land"),
+    ("is a data-driven culture a thing or just slides? genuinely curious about your view", "curious about your view"),
+])
+def test_where_the_model_stands_is_asked_in_many_words(text: str, opener: str) -> None:
+    assert opinion_ask(normalize(text)) == opener

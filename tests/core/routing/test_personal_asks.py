@@ -125,3 +125,8 @@ def test_a_feeling_told_in_the_scene_counts_when_the_ask_names_nothing() -> None
 ])
 def test_cheering_the_user_up_is_a_personal_ask_in_every_language(text: str, phrase: str) -> None:
     assert personal_ask(normalize(text)) == phrase
+
+
+def test_saying_something_to_a_person_is_a_personal_ask() -> None:
+    text = "the new junior got teary after a code review. im not her manager, should i say something to her?"
+    assert personal_ask(normalize(text)) == "say something to her"

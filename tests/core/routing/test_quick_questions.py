@@ -145,3 +145,7 @@ def test_which_flag_or_option_of_a_command_is_a_quick_question_in_every_language
 
 def test_adding_an_option_to_one_s_own_script_is_no_quick_question() -> None:
     assert quick_question(normalize("dodaj opcję --dry-run do naszego skryptu")) == ""
+
+
+def test_a_tool_s_flag_for_a_thing_is_a_quick_question() -> None:
+    assert quick_question(normalize("kubectl flag to list pods across all namespaces again?")) == "kubectl flag to"
