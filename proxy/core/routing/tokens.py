@@ -137,12 +137,17 @@ class SplitText(NamedTuple):
 # citation style) is Indonesian apa (what), in nearly every Indonesian question; OPA (Open Policy
 # Agent) is the German Opa (grandpa). Only the capitals name the acronym.
 CAPITALS_ONLY = frozenset({"apa", "opa"})
-# Terms of the catalog that are the commonest verb of another language: Polish jest (is) is in nearly
-# every Polish message, and read as Jest, the test runner, it sent Polish chatter to JavaScript testing.
-# In a message that holds that language's function words, the word is the verb unless written with a
-# capital ("testy w Jest").
+# Terms of the catalog that are a common word of another language: Polish jest (is) is in nearly every
+# Polish message, and read as Jest, the test runner, it sent Polish chatter to JavaScript testing; the
+# Vietnamese ai is "who" ("chưa ai thèm review", nobody bothered to review), the Portuguese vc is "você"
+# ("qual vc acha mais bonito?"), not AI or a VC. In a message that holds that language's function words,
+# the word is that language's unless written with a capital ("testy w Jest", "tool AI", "um fundo de VC").
 _POLISH_FUNCTION_WORDS = frozenset("się sie że czy nie ale jak dla żeby zeby już juz też tez bardzo mam".split())
-VERB_IN_ITS_LANGUAGE = {"jest": _POLISH_FUNCTION_WORDS}
+_VIETNAMESE_FUNCTION_WORDS = frozenset("của và là có cho với này không được những các một mình tôi bạn thì mà".split())
+_PORTUGUESE_FUNCTION_WORDS = frozenset(
+    "não nao você voce pra pro uma com isso mas mais sem só qual mesmo tá tô meu minha".split())
+WORD_IN_ITS_LANGUAGE = {"jest": _POLISH_FUNCTION_WORDS, "ai": _VIETNAMESE_FUNCTION_WORDS,
+                        "vc": _PORTUGUESE_FUNCTION_WORDS}
 
 
 # "Go" the language: the word is a stopword in small letters ("go ahead", "where did it go"), but a
@@ -178,10 +183,12 @@ def split_text(text: str) -> SplitText:
         small = {word for word in CAPITALS_ONLY if word.upper() not in written}
         compounds = [c for c in compounds if c not in small]
         parts = [p for p in parts if p not in small]
-    for verb, language in VERB_IN_ITS_LANGUAGE.items():  # a word written Jest, not the start of Jestem
-        if verb in parts and not language.isdisjoint(parts) and verb.capitalize() not in _PARTS.findall(text):
-            compounds = [c for c in compounds if c != verb]
-            parts = [p for p in parts if p != verb]
+    for word, language in WORD_IN_ITS_LANGUAGE.items():  # a word written Jest, not the start of Jestem
+        if word in parts and not language.isdisjoint(parts):
+            as_written = _PARTS.findall(text)
+            if word.capitalize() not in as_written and word.upper() not in as_written:
+                compounds = [c for c in compounds if c != word]
+                parts = [p for p in parts if p != word]
     return SplitText(runs, compounds, parts)
 
 

@@ -121,3 +121,12 @@ def test_sentences_cut_where_a_lookbehind_split_cuts(text: str) -> None:
 
 def test_sentences_keep_the_punctuation_and_drop_the_spaces() -> None:
     assert sentences("Fix it. Then test it!  Done", re.compile(r"[.!](?:\s+)")) == ["Fix it.", "Then test it!", "Done"]
+
+
+def test_vietnamese_ai_is_who_and_portuguese_vc_is_voce_unless_written_in_capitals() -> None:
+    assert "ai" not in split_text("Cái PR của tui treo 2 tuần rồi chưa ai thèm review").words  # nobody reviewed it
+    assert "ai" in split_text("học Figma có còn đáng ko khi tool AI làm hết rồi? bạn nghĩ sao").words
+    assert "ai" in split_text("how do we add ai search to our docs").words
+    assert "vc" not in split_text("Power BI ou Tableau, qual vc acha mais bonito?").words  # você
+    assert "vc" in split_text("preciso de um pitch deck pra um fundo de VC, com isso já sei o que mostrar").words
+    assert "vc" in split_text("we want to pitch a vc for our seed round").words
