@@ -158,6 +158,9 @@ _LATIN_PHRASES = (
     "сменить работу", "zmienić pracę", "odejść z korpo", "kariyer değiştirmek", "iş değiştirmek", "ganti karir",
     "pindah kerja", "đổi nghề", "chuyển nghề", "meine augen", "mis ojos", "mes yeux", "meus olhos", "i miei occhi",
     "gözlerim", "göz sağlığı", "sakit mata", "mỏi mắt",
+    # going to the doctor about oneself ("Devo ir ao médico ou é normal?")
+    "go to the doctor", "see a doctor", "ir ao médico", "ir ao medico", "ir al médico", "ir al medico", "zum arzt",
+    "chez le médecin", "dal medico", "к врачу", "do lekarza", "doktora git", "ke dokter", "đi khám",
     "bel ağrısı", "naik gaji", "sepak bola", "nghỉ việc", "du lịch", "bóng đá", "người yêu", "em gái", "anh trai",
     "con gái", "con trai", "tiểu thuyết", "truyện cười", "lo âu", "đau lưng",
 )

@@ -41,13 +41,14 @@ _FOREIGN_OPINION: PatternTable = (
     (("hältst", "haltet", "denkst", "glaubst", "meinst", "meinung", "lieber", "bevorzugst"),
      r"\b(?:was (?:hältst|haltet|denkst) du (?:von|über)|glaubst du|denkst du|meinst du|was ist deine meinung|"
      r"was (?:ist )?dir lieber|was bevorzugst du|deiner meinung nach)\b"),
-    (("opinas", "piensas", "parece", "crees", "opinión", "prefieres"),
-     r"\b(?:(?:qué|que) (?:opinas|piensas|te parece)|crees que|cuál es tu opinión|qué prefieres|en tu opinión)\b"),
+    (("opinas", "piensas", "parece", "crees", "opinión", "prefieres", "pensás", "creés"),
+     r"\b(?:(?:qué|que) (?:opinas|piensas|te parece)|crees que|cuál es tu opinión|qué prefieres|en tu opinión|"
+     r"(?:vos )?(?:pensás|creés) que|(?:qué|que) pensás)\b"),
     (("penses", "pense", "crois", "avis", "préfères", "préférez", "selon"),
      r"\b(?:(?:qu'est-ce que tu|que|qu') ?penses?(?:-tu)? (?:de|du|des)|penses-tu|tu penses que|crois-tu|"
      r"tu crois que|quel est ton avis|tu préfères|vous préférez|à ton avis|selon toi)\b"),
     (("acha", "opinião", "opiniao", "prefere"),
-     r"\b(?:o que (?:você|voce|vc|tu) acha|(?:você|voce|vc) acha que|qual (?:é )?(?:a )?sua opini[aã]o|"
+     r"\b(?:(?:o que|qual|quem) (?:você|voce|vc|tu) acha|(?:você|voce|vc) acha que|qual (?:é )?(?:a )?sua opini[aã]o|"
      r"(?:você|voce|vc) prefere|na (?:sua|tua) opini[aã]o)\b"),
     (("pensi", "secondo", "credi", "opinione", "preferisci", "parere"),
      r"\b(?:(?:cosa|che) ne pensi|cosa pensi (?:di|del|della|dei|delle)|secondo te|pensi che|credi che|"
@@ -65,8 +66,9 @@ _FOREIGN_OPINION: PatternTable = (
     (("menurutmu", "menurut", "pendapat", "pendapatmu", "suka", "pilih", "mending", "bagusan"),
      r"\b(?:menurutmu|menurut (?:kamu|anda|lo|lu|loe)|apa pendapat(?:mu| kamu| anda)?|"
      r"bagaimana pendapat(?:mu| kamu| anda)?|lebih suka (?:yang )?mana|pilih mana|mending mana|bagusan mana)\b"),
-    (("nghĩ", "theo", "kiến", "thích", "nào", "nao", "thấy", "thay"),
-     r"\b(?:(?:bạn|ban) (?:thấy|thay) sao|(?:bạn|ban) nghĩ (?:sao|gì|gi)|(?:bạn|ban) có nghĩ|theo (?:bạn|ban)|"
+    (("nghĩ", "nghi", "theo", "kiến", "thích", "nào", "nao", "thấy", "thay"),
+     r"\b(?:(?:bạn|ban) (?:thấy|thay) sao|(?:bạn|ban) (?:nghĩ|nghi) (?:sao|gì|gi)|(?:bạn|ban) có nghĩ|theo (?:bạn|ban)|"
+     r"theo gu (?:của )?(?:bạn|ban)|"
      r"ý kiến của (?:bạn|ban)|"
      r"(?:bạn|ban) thích (?:cái|cai) nào|(?:cái|cai) nào (?:tốt|tot|hay) hơn)\b"),
     (("생각", "나아", "어느 게", "어떤 게"),
@@ -74,6 +76,11 @@ _FOREIGN_OPINION: PatternTable = (
     (("思", "どっち", "どちら"), r"どう思|どっちが(?:好き|いい)|どちらが(?:好き|いい)"),
     (("觉得", "覺得", "认为", "認為", "怎么看", "怎麼看", "喜欢", "喜歡", "更好"),
      r"你觉得|你覺得|你认为|你認為|你怎么看|你怎麼看|怎么看待|怎麼看待|你更喜欢|你更喜歡|哪个更好|哪個更好"),
+    # whether a practice is normal, asked of nobody's own work ("É normal o tech lead aprovar PR sem nem abrir o
+    # código?", "is it normal for a lead to approve PRs unread?"); of the user's own system it is help
+    (("normal", "normale"),
+     r"^(?:is it normal (?:for|that) |é normal (?:o |a |os |as |que )|es normal (?:que |el |la )|"
+     r"c'est normal (?:que|qu')|ist es normal,? dass |è normale che )"),
     # where the model stands ("… where do you land?", "genuinely curious about your view")
     (("land", "stand", "view", "take", "opinion", "thoughts"),
      r"\bwhere do you (?:land|stand)(?: on (?:this|that|it))?\??$|"

@@ -224,6 +224,9 @@ _OTHER_LANGUAGES: PatternTable = (
      r"\b(?:an meiner stelle|en mi lugar|à ma place|no meu lugar|al mio posto|на (?:моём|моем) месте|"
      r"na moim miejscu|benim yerimde olsan|kalau (?:kamu|lo|lu) jadi (?:aku|gue|gw)|"
      r"nếu (?:bạn|là bạn) là (?:mình|tôi))\b"),
+    # saying it tactfully to someone ("nói sao cho khéo mà ko thành cãi nhau", how do I say it without a fight)
+    (("nói", "noi"),
+     r"\b(?:nói|noi) (?:sao|thế nào|như thế nào|the nao) (?:cho|để|de) (?:khéo|kheo|tế nhị|nhẹ nhàng)\b"),
     (("normal", "normale", "нормально", "normalne", "wajar", "bình", "binh"),
      r"\b(?:normal, dass ich|normal dass ich|normal que (?:yo|me)|normal sentir|normal que je|"
      r"normal de (?:me|se) sentir|normal (?:eu|que eu)|normale che io|normale sentir\w*|нормально,? что я|"

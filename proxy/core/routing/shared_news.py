@@ -154,7 +154,7 @@ wreszcie właśnie wlasnie szczęśliwy szczesliwy dumny dumna ulga dzięki dzie
 sonunda nihayet mutluyum mutlu gururluyum rahatladım teşekkürler tesekkurler
 akhirnya senang seneng bangga lega hore
 hate ugh sigh exhausted odio odeio déteste deteste hasse ненавижу nienawidzę nienawidze bıktım biktim capek ghét
-ahah ahahah ahahahah mdr xd triste tristes traurig грустно smutno sedih buồn
+ahah ahahah ahahahah mdr xd triste tristes traurig грустно smutno sedih buồn nản
 """.split())
 _NEWS_PHRASES = re.compile(
     r"\b(?:this morning|at last|just (?:got|had|made|won|hit|became|came|went|did|found|left|quit|sold|bought|"
@@ -165,7 +165,7 @@ _NEWS_PHRASES = re.compile(
     # and of being fed up: "j'en peux plus", "no puedo más", "ich kann nicht mehr", "mam dość"
     r"fed up|sick of|(?:j'en|je n'en) peux plus|no puedo más|ich kann nicht mehr|não aguento mais|non ne posso più|"
     r"больше не могу|mam (?:już )?dość|hết chịu nổi|chán quá|feeling down|(?:sono|mi sento) (?:un po' )?giù)(?![^\W_])|"
-    r"🎉|🥳|🙌|🍾|😂|🤣|🙄|😩|😤")
+    r"🎉|🥳|🙌|🍾|😂|🤣|🙄|😩|😤|🥹")
 # (normalised as messages are: NFKC makes the jamo ㅋ ㅠ ㅜ of "ㅋㅋ", "ㅠㅠ" the conjoining ones)
 _CJK_NEWS = re.compile(unicodedata.normalize("NFKC", (
     r"ㅋㅋ|终于|終於|今天|昨天|刚刚|剛剛|刚把|剛把|开心|開心|高兴|高興|骄傲|驕傲|松了一口气|鬆了一口氣|太好了|哈哈|"

@@ -185,3 +185,8 @@ def test_the_life_told_in_sentences_before_a_request_for_work_is_a_scene() -> No
 ])
 def test_reading_and_gear_to_buy_are_everyday_asks(text: str, word: str) -> None:
     assert word in everyday_words(normalize(text))
+
+
+def test_going_to_the_doctor_is_an_everyday_ask() -> None:
+    assert everyday_words(normalize("Ando com dores no pulso por causa do Excel. Devo ir ao médico ou é normal?")) == (
+        "ir ao médico",)

@@ -190,3 +190,19 @@ def test_a_dead_server_and_the_future_of_one_s_own_product_are_no_opinions(text:
 ])
 def test_where_the_model_stands_is_asked_in_many_words(text: str, opener: str) -> None:
     assert opinion_ask(normalize(text)) == opener
+
+
+@pytest.mark.parametrize(("text", "opener"), [
+    ("Noi that di, gio hoc Figma con dang ko? ban nghi sao", "ban nghi sao"),
+    ("React với Vue cái nào code sướng tay hơn theo gu của bạn?", "theo gu của bạn"),
+    ("Che, ¿vos pensás que el SEO ya fue?", "vos pensás que"),
+    ("Power BI ou Tableau, qual vc acha mais bonito?", "qual vc acha"),
+    ("É normal o tech lead aprovar PR sem nem abrir o código?", "é normal o"),
+    ("is it normal for a lead to approve PRs without reading them?", "is it normal for"),
+])
+def test_opinions_in_colloquial_vietnamese_spanish_and_portuguese(text: str, opener: str) -> None:
+    assert opinion_ask(normalize(text)) == opener
+
+
+def test_whether_the_user_s_own_system_is_normal_is_no_opinion() -> None:
+    assert opinion_ask(normalize("is it normal that my query takes 10 seconds?")) == ""

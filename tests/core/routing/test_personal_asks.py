@@ -130,3 +130,8 @@ def test_cheering_the_user_up_is_a_personal_ask_in_every_language(text: str, phr
 def test_saying_something_to_a_person_is_a_personal_ask() -> None:
     text = "the new junior got teary after a code review. im not her manager, should i say something to her?"
     assert personal_ask(normalize(text)) == "say something to her"
+
+
+def test_saying_it_tactfully_in_vietnamese_is_a_personal_ask() -> None:
+    text = "ny mình làm designer, tối nào cũng ôm Figma tới 12h. nói sao cho khéo mà ko thành cãi nhau đây"
+    assert personal_ask(normalize(text)) == "nói sao cho khéo"

@@ -42,6 +42,8 @@ from tests.core.routing.test_router import make_skill
     # a laugh or tears in Hangul jamo, which normalising turns into conjoining jamo
     ("오늘 회의만 다섯 개였어요. 슬랙 알림 소리만 들어도 심장이 쿵쾅거리네요 ㅠㅠ", normalize("ㅠㅠ")),
     ("드디어 배포했다 ㅋㅋ", "드디어"),
+    ("HOY ME MERGEARON MI PRIMERA PR EN UN PROYECTO OPEN SOURCE 🥹🥹", "🥹"),
+    ("Cái PR của tui treo 2 tuần rồi chưa ai thèm review, nản thật sự", "nản"),
     ("팀장님이 또 엑셀 양식 바꿨어 ㅋㅋ", normalize("ㅋㅋ")),
 ])
 def test_news_and_feelings_that_ask_for_nothing_are_recognised(text: str, word: str) -> None:
