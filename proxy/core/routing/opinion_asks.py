@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from proxy.core.routing.tokens import sentences
+from proxy.core.routing.tokens import holds_cjk, plain_words, sentences
 from proxy.core.routing.triggered_patterns import PatternTable, first_match, holds_a_trigger, triggered
 
 LONGEST_OPINION_ASK = 300  # characters; a longer ask carries a task of its own
@@ -253,6 +253,42 @@ _SHOULD = re.compile(r"\b(?:should|use|sollte|sollten|nehmen|debería|deberíamo
 LONGEST_CHOICE_WORDS = 14
 
 
+# The model asked what it thinks, likes or prefers, the two words in any order and at any distance in
+# one question ("bạn thấy cái nào có tương lai hơn?", "а ты что больше любишь, вим или емакс?", "sen
+# hangisini daha çok seviyorsun?", "너는 뭐가 더 좋아?"): a person addressed and a verb of opinion, in
+# the same language. Words only, so the shape holds in word orders no phrase above lists.
+_YOU_AND_A_VIEW = tuple((frozenset(you.split()), frozenset(verbs.split())) for you, verbs in (
+    ("you u ya", "think reckon prefer believe rate"),
+    ("du dir dich", "findest denkst glaubst meinst magst bevorzugst"),
+    ("tu toi vous", "penses pensez trouves trouvez préfères préférez crois croyez"),
+    ("tú tu vos usted", "piensas pensás crees creés prefieres preferís opinas opinás"),
+    ("você voce vc tu", "acha achas pensa prefere preferes curte"),
+    ("tu te ti", "pensi trovi preferisci credi"),
+    ("ты тебе тебя вы вам вас",
+     "думаешь думаете считаешь считаете нравится нравятся любишь любите предпочитаешь предпочитаете"),
+    ("ty tobie ci", "myślisz sądzisz uważasz wolisz podoba lubisz"),
+    ("sen sence siz sizce", "düşünüyorsun düşünürsün seviyorsun seversin beğeniyorsun"),
+    ("kamu lo lu anda", "pikir rasa suka pilih prefer"),
+    ("bạn ban cậu", "thấy nghĩ thích chọn"),
+))
+_YOU_AND_A_VIEW_CJK = re.compile(r"(?:너|넌|네가|당신)[^?？]{0,30}(?:생각|좋아|고르|골라)|"
+                                 r"(?:あなた|君|きみ)[^?？]{0,30}(?:思|好き|選)|(?:你|您)[^?？]{0,20}(?:觉得|覺得|认为|認為|喜欢|喜歡)")
+_YOU_WORDS = frozenset().union(*(you for you, _ in _YOU_AND_A_VIEW))
+_ASKED = re.compile(r"[?？]\s*$|\b(?:không|ko|khong|chưa|nhỉ|ta)\s*$")
+LONGEST_VIEW_ASKED = 25  # words
+
+
+def _view_asked(sentence: str, words: frozenset[str]) -> str:
+    """"you … think" asked in one question of one language (`_YOU_AND_A_VIEW`), or ""."""
+    if not _ASKED.search(sentence) or len(words) > LONGEST_VIEW_ASKED:
+        return ""
+    for you, verbs in _YOU_AND_A_VIEW:
+        if not you.isdisjoint(words) and not verbs.isdisjoint(words):
+            return f"{min(you & words)} … {min(verbs & words)}"
+    match = _YOU_AND_A_VIEW_CJK.search(sentence)
+    return match.group() if match else ""
+
+
 def opinion_ask(ask: str) -> str:
     """The opener by which a (normalised) ask asks the model's own opinion, or ""."""
     if len(ask) > LONGEST_OPINION_ASK:
@@ -265,6 +301,12 @@ def opinion_ask(ask: str) -> str:
         match = first_match(_FOREIGN_OPINION_PATTERNS, sentence) if foreign else None
         if match is not None and _FOREIGN_OWN.search(sentence) is None and _THEIR_OWN.search(sentence) is None:
             return match.group().strip()
+        words = plain_words(sentence)
+        if (not _YOU_WORDS.isdisjoint(words) or holds_cjk(sentence)) and _FOREIGN_OWN.search(sentence) is None \
+                and _THEIR_OWN.search(sentence) is None:
+            view = _view_asked(sentence.strip(), words)
+            if view:
+                return view
     memory = first_match(_MODEL_MEMORY, ask)
     if memory is not None:
         return memory.group().strip()

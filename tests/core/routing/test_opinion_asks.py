@@ -206,3 +206,24 @@ def test_opinions_in_colloquial_vietnamese_spanish_and_portuguese(text: str, ope
 
 def test_whether_the_user_s_own_system_is_normal_is_no_opinion() -> None:
     assert opinion_ask(normalize("is it normal that my query takes 10 seconds?")) == ""
+
+
+@pytest.mark.parametrize(("text", "view"), [
+    ("а ты что больше любишь, вим или емакс?", "ты … любишь"),
+    ("vim ya da emacs, sen hangisini daha çok seviyorsun?", "sen … seviyorsun"),
+    ("너는 뭐가 더 좋아? 리액트 아니면 뷰", "너는 뭐가 더 좋아"),
+    ("which do you prefer for a side project, svelte or vue?", "you … prefer"),
+    ("Tailwind hay Bootstrap, cậu thì thích Tailwind hơn à?", "cậu … thích"),
+])
+def test_a_person_addressed_and_a_verb_of_opinion_in_one_question_ask_a_view(text: str, view: str) -> None:
+    assert opinion_ask(normalize(text)) == view
+
+
+@pytest.mark.parametrize("text", [
+    "do you think you could write the migration for our orders table?",  # our: the user's own work
+    "can you think of a name for this function?",  # no question of taste: "think of" is work
+    "which do you prefer for our checkout, stripe or paypal?",
+    "you prefer tabs, fine, but reformat the file with spaces",  # no question asked
+])
+def test_a_view_asked_of_the_user_s_own_work_or_no_question_is_no_opinion(text: str) -> None:
+    assert opinion_ask(normalize(text)) == ""
