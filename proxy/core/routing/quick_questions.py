@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 
+from proxy.core.routing.tokens import holds_cjk, plain_words
 from proxy.core.routing.triggered_patterns import first_match, holds_a_trigger, triggered
 
 QUICK_MAX_WORDS = 16
@@ -134,13 +135,45 @@ _UNIT_CJK = (r"센티|센치|미터|인치|피트|마일|파운드|킬로|イン
 _UNIT = rf"(?<![\w°])(?:{_UNIT_WORDS})(?![\w°])|{_UNIT_CJK}"
 _HOW_MANY = (r"\b(?:how many|how much|cu[aá]nt[oa]s?|quant[oa]s?|quant[ie]|combien|wie viele?|сколько|ile|kaç|kac|"
              r"berapa|bao nhi[eê]u)\b|몇|何|多少|얼마|いくら")
+_CJK_HOW_MANY = re.compile(r"몇|何|多少|얼마|いくら")
 _CONVERSION = re.compile(rf"(?:{_UNIT}).{{0,40}}?(?:\b(?:to|in|into)\b.{{0,12}}?(?:{_UNIT})|{_HOW_MANY})"
                          rf"|(?:{_HOW_MANY}).{{0,40}}?(?:{_UNIT})")
 _UNIT_WORD = re.compile(_UNIT)
 
 
+# What the regexes above need, as words: a cheap first test that most messages fail.
+_HOW_MANY_WORDS = frozenset("many much cuantos cuántos cuantas cuántas quanto quanta quantos quantas quanti quante "
+                            "combien viel viele сколько ile kaç kac berapa nhiêu nhieu to in into".split())
+_UNIT_FORMS = frozenset("""
+mm cm km centimeter centimeters centimetre centimetres meter meters metre metres metr metrów metrach metry metra
+metru metrami metrom kilometer kilometers kilometre kilometres inch inches ft feet foot yard yards yd mile miles
+gram grams kg kilo kilos kilogram kilograms lb lbs pound pounds oz ounce ounces ml liter liters litre litres gallon
+gallons gal cup cups tbsp tsp tablespoon tablespoons teaspoon teaspoons celsius fahrenheit pulgada pulgadas polegada
+polegadas pouce pouces zoll pollice pollici inç inci pied pieds fuß fuss piede piedi stopa stopy stóp stop milla
+millas milha milhas mille milles meile meilen miglio miglia libra libras livre livres pfund libbra libbre onza onzas
+onça onças once onces unze unzen
+""".split())
+_UNIT_STEMS = ("дюйм", "фут", "мил", "фунт", "funt", "унци", "сантиметр", "метр", "километр", "градус")
+_UNIT_CJK_RE = re.compile(_UNIT_CJK)
+_DIGIT = re.compile(r"\d")
+
+
+def _may_name_units(text: str) -> bool:
+    """A how-many word (or to, in) and a unit's word, a number or CJK: what `_CONVERSION` cannot match without."""
+    words = plain_words(text)
+    cjk = holds_cjk(text)
+    if words.isdisjoint(_HOW_MANY_WORDS) and not (cjk and _CJK_HOW_MANY.search(text)):
+        return False
+    return (not words.isdisjoint(_UNIT_FORMS) or _DIGIT.search(text) is not None
+            or (not text.isascii() and any(w.startswith(_UNIT_STEMS) for w in words))
+            or (cjk and _UNIT_CJK_RE.search(text) is not None))
+
+
 def _unit_conversion(text: str) -> str:
-    """A conversion between units asked (`_CONVERSION`): two different units named, and a how-many word."""
+    """A conversion between units asked (`_CONVERSION`) in one short sentence: two different units named,
+    and a how-many word."""
+    if not _may_name_units(text) or len(_WORD.findall(text)) > QUICK_MAX_WORDS:
+        return ""
     match = _CONVERSION.search(text)
     if match is None or len(set(_UNIT_WORD.findall(text))) < 2:
         return ""
@@ -181,17 +214,13 @@ def quick_question(text: str) -> str:
     if len(text) > QUICK_MAX_CHARS:  # longer than any question of QUICK_MAX_WORDS words: most messages stop here
         return ""
     match = _OPENER.match(text) or first_match(_FOREIGN_COMMAND, text)
-    if match is None and len(_WORD.findall(text)) <= QUICK_MAX_WORDS:
-        conversion = _unit_conversion(text)
-        if conversion:
-            return conversion
     if match is None:  # the how-to shapes are anchored at the start: they fail fast
         tool = first_match(_TOOL_HOWTO, text)
         match = tool if tool is not None and _MY_OWN.search(text) is None else None
     if match is None:
         match = _EXERCISE.match(text)
         if match is None or _ABOUT_THEIR_OWN.search(text):
-            return ""
+            return _unit_conversion(text)
     if len(_WORD.findall(text)) > QUICK_MAX_WORDS:
         return ""
     if _INNER_SENTENCE_END.search(text.rstrip("?!. ")):
