@@ -81,6 +81,14 @@ _FOREIGN_OPINION: PatternTable = (
     (("normal", "normale"),
      r"^(?:is it normal (?:for|that) |é normal (?:o |a |os |as |que )|es normal (?:que |el |la )|"
      r"c'est normal (?:que|qu')|ist es normal,? dass |è normale che )"),
+    # the model asked to say honestly what it thinks ("Скажи честно, … это всегда кринж?", "be honest, is …");
+    # not the speaker's own "honestly" (说实话, 솔직히), which prefaces anything
+    (("honestly", "honest", "ehrlich", "franchement", "sinceramente", "verdad", "sério", "serio", "честно",
+      "szczerze", "dürüst", "jujur", "thật"),
+     r"\b(?:tell me honestly|be honest|sag(?: mal)? ehrlich|sei ehrlich|dis(?:-moi)? franchement|sois honnête|"
+     r"d[ií]me (?:la verdad|sinceramente)|s[eé] sincer[oa]|fala s[ée]rio|(?:me )?diz sinceramente|"
+     r"dimmi (?:sinceramente|la verità)|sii sincer[oa]|скажи честно|только честно|powiedz szczerze|"
+     r"dürüst (?:ol|söyle)|jujur (?:aja|deh|ya)|nói thật (?:đi|nha|nhé))\b"),
     # where the model stands ("… where do you land?", "genuinely curious about your view")
     (("land", "stand", "view", "take", "opinion", "thoughts"),
      r"\bwhere do you (?:land|stand)(?: on (?:this|that|it))?\??$|"
@@ -190,7 +198,7 @@ _FOREIGN_OPINION: PatternTable = (
 _MODEL_MEMORY = triggered((
     (("zero", "scratch", "learn", "remember", "cero", "zéro", "null", "нуля", "zera", "sıfırdan", "nol", "đầu",
       "lembra", "aprende", "acuerdas", "aprendes", "souviens", "apprends", "erinnerst", "lernst", "ricordi", "impari",
-      "помнишь", "учишься", "pamiętasz", "uczysz", "hatırlıyor", "öğreniyor", "ingat", "belajar", "nhớ"),
+      "помнишь", "учишься", "pamiętasz", "uczysz", "hatırlıyor", "öğreniyor", "ingat", "belajar", "nhớ", "gardes"),
      r"\b(?:start (?:from|at) (?:zero|scratch) (?:every|each|with every)|"
      r"do you (?:learn|remember anything) from (?:our|my|these) (?:chats|conversations)|"
      r"(?:cada|toda) conversa(?:ção)? começa do zero|começa do zero pra (?:você|voce|vc)|"
@@ -203,7 +211,7 @@ _MODEL_MEMORY = triggered((
      r"учишься на наших|pamiętasz (?:naszą rozmowę|o czym rozmawiali)|od zera za każdym|uczysz się z naszych|"
      r"konuştuklarımızı hatırlıyor|sıfırdan mı başlıyorsun|(?:kamu|lo|lu) ingat (?:obrolan|percakapan|chat) kita|"
      r"mulai dari nol lagi|belajar dari (?:obrolan|chat) kita|(?:bạn|ban) có nhớ (?:cuộc trò chuyện|những gì mình)|"
-     r"bắt đầu lại từ đầu mỗi)\b"),
+     r"bắt đầu lại từ đầu mỗi|tu gardes ce que (?:je|j'|on))\b"),
     (("记得", "記得", "从零", "從零", "学习", "學習", "覚えて", "リセット", "기억", "처음부터"),
      r"你还记得我们|你還記得我們|每次(?:对话|對話|聊天)都(?:从零|從零)|你会记住我们的|你會記住我們的|"
      r"从我们的对话中学习|前の会話(?:を|って)覚えて|毎回リセット|우리 (?:지난|어제) 대화 기억|매번 처음부터"),

@@ -126,6 +126,8 @@ _LATIN_FAMILIES: PatternTable = (
 _OTHER_LANGUAGES: PatternTable = (
     (("dire", "spiegare", "dirlo", "spiegarlo", "dico", "spiego"),
      r"\b(?:dire|spiegare|dirlo|spiegarlo|(?:lo )?dico|(?:lo )?spiego) (?:a|alla|al|ai) (?:mia|mio|miei|mie)\b"),
+    (("поговорить",), r"\b(?:(?:поговорить|поговори) с (?:ним|ней|ними|коллегой|начальником|мамой|папой)|"
+                      r"с (?:ним|ней|ними) (?:\w+ )?поговорить)\b"),
     (("сказать", "объяснить", "рассказать", "признаться"),
      r"\b(?:сказать|объяснить|рассказать|признаться) (?:маме|папе|родителям|жене|мужу|девушке|парню|начальнику|"
      r"боссу|руководителю|тимлиду|коллегам)\b"),
@@ -210,7 +212,7 @@ _OTHER_LANGUAGES: PatternTable = (
      r"bình tĩnh|hồi hộp)\b"),
     (("冷静", "紧张", "緊張", "落ち着", "진정", "긴장", "떨지"),
      r"冷静下来|冷靜下來|缓解紧张|緩解緊張|不紧张|不緊張|别紧张|落ち着く方法|落ち着け|緊張しない|緊張をほぐ|"
-     r"마음을 진정|긴장(?:을)? (?:안|풀|덜)|떨지 않"),
+     r"마음을 진정|긴장(?:을)? (?:안|풀|덜|줄이)|떨지 않"),
     # cheering the user up ("Dimmi qualcosa per tirarmi su", "muntere mich auf", "pociesz mnie")
     (("cheer", "tirarmi", "aufmuntern", "muntere", "animarme", "anímame", "animame", "moral", "animar", "anima",
       "подбодри", "подбодрить", "pociesz", "pocieszyć", "moralimi", "neşelendir", "neselendir", "hibur", "menghibur",

@@ -385,7 +385,7 @@ class SkillRouter:
             # feelings and people ("how do I make my manager see it without bragging?") or an opinion
             personal = personal_ask(focus.ask)
             opinion = opinion_ask(focus.ask) or ("" if focus.scene else choice_ask(focus.ask))
-            if not (personal or opinion) and focus.scene and not requests_work(whole):
+            if not (personal or opinion) and focus.scene and not requests_work_outright(whole):
                 # the opinion asked before a comma ("tu préfères quoi toi, PostgreSQL ou MySQL ?"), or the
                 # curiosity said after the question; the feeling told in the scene when the ask names nothing
                 # ("… my self-esteem is on the floor. did everyone go through this as a junior?"), and no

@@ -227,3 +227,20 @@ def test_a_person_addressed_and_a_verb_of_opinion_in_one_question_ask_a_view(tex
 ])
 def test_a_view_asked_of_the_user_s_own_work_or_no_question_is_no_opinion(text: str) -> None:
     assert opinion_ask(normalize(text)) == ""
+
+
+@pytest.mark.parametrize(("text", "opener"), [
+    ("Скажи честно, анимации переходов в PowerPoint это всегда кринж?", "скажи честно"),
+    ("be honest, are dark mode dashboards just a fad?", "be honest"),
+    ("dime la verdad, ¿los dashboards en Power BI son feos?", "dime la verdad"),
+    ("Est-ce que tu gardes ce que je colle ici, genre mes messages Slack ?", "tu gardes ce que je"),
+])
+def test_honesty_asked_of_the_model_and_what_it_keeps_are_questions_to_it(text: str, opener: str) -> None:
+    assert opinion_ask(normalize(text)) == opener
+
+
+def test_curiosity_said_after_a_question_with_a_want_taken_back_is_still_an_opinion() -> None:
+    router = SkillRouter((make_skill("image", "Design images and mockups in Figma: themes, dark mode, palettes."),))
+    text = "Sur Figma t'es plutôt team dark mode ou team clair ? Juste par curiosité, pas besoin d'argumenter"
+    decision = router.route(text)  # "pas besoin" says no want: the curiosity after the question counts
+    assert decision.selected == () and "penalty:asks_an_opinion=par curiosité" in decision.candidates[0].reasons

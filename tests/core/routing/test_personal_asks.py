@@ -135,3 +135,12 @@ def test_saying_something_to_a_person_is_a_personal_ask() -> None:
 def test_saying_it_tactfully_in_vietnamese_is_a_personal_ask() -> None:
     text = "ny mình làm designer, tối nào cũng ôm Figma tới 12h. nói sao cho khéo mà ko thành cãi nhau đây"
     assert personal_ask(normalize(text)) == "nói sao cho khéo"
+
+
+@pytest.mark.parametrize(("text", "phrase"), [
+    ("Коллега пишет язвительные комменты к моим PR. Как с ним нормально поговорить без скандала?",
+     "с ним нормально поговорить"),
+    ("발표 PPT만 만들면 떨려요. 긴장 줄이는 방법 있나요?", "긴장 줄이"),
+])
+def test_talking_to_a_colleague_and_calming_down_in_russian_and_korean(text: str, phrase: str) -> None:
+    assert personal_ask(normalize(text)) == phrase
