@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 
-from proxy.core.routing.tokens import holds_cjk
+from proxy.core.routing.tokens import holds_cjk, plain_words, sentences
 from proxy.core.routing.triggered_patterns import PatternTable, first_match, triggered
 
 LONGEST_PERSONAL_ASK = 400  # characters; a longer ask carries a task of its own
@@ -251,6 +251,54 @@ _CJK_PERSONAL = re.compile(
 )
 
 
+# How to talk to a person close to the user, asked in any word order: a person (a relative, a partner, a
+# boss or a colleague, or him and her) and a verb of telling of the same language in one question ("как с
+# ним нормально поговорить?", "jak to powiedzieć szefowi?", "patronuma nasıl söylerim?", "nên nói với sếp
+# thế nào?"). Words only, so the shape holds where no phrase above lists the order.
+_PERSON_AND_TELLING = tuple((frozenset(people.split()), frozenset(verbs.split())) for people, verbs in (
+    ("mom mum dad parents wife husband boyfriend girlfriend partner boss manager colleague coworker roommate him her",
+     "tell say talk explain convince confront apologize apologise"),
+    ("mutter mama vater papa eltern frau mann freund freundin chef chefin kollege kollegin ihm ihr",
+     "sagen sage sag erklären erkläre reden rede sprechen ansprechen überzeugen"),
+    ("mère maman père papa parents femme mari copain copine chef cheffe patron collègue lui",
+     "dire dis expliquer explique parler parle convaincre annoncer"),
+    ("madre mamá padre papá padres esposa esposo novio novia pareja jefe jefa compañero compañera él ella",
+     "decir digo decirle decírselo explicar explico explicarle hablar hablarle convencer"),
+    ("mãe mae pai pais esposa marido namorado namorada chefe colega gestor gestora ele ela",
+     "dizer digo falar falo explicar convencer conversar"),
+    ("mamma madre papà padre genitori moglie marito ragazzo ragazza capo collega lui lei",
+     "dire dico dirgli dirle spiegare spiegargli parlare parlargli convincere"),
+    ("маме папе родителям жене мужу парню девушке начальнику боссу коллеге ним ней",
+     "сказать скажу объяснить поговорить поговорю убедить"),
+    ("mamie tacie rodzicom żonie mężowi chłopakowi dziewczynie szefowi szefowej koledze koleżance nim nią",
+     "powiedzieć powiem wytłumaczyć porozmawiać przekonać"),
+    ("anneme babama aileme eşime sevgilime patronuma müdürüme ona",
+     "söylerim söyleyeyim söylesem anlatayım anlatırım açıklarım konuşayım konuşsam"),
+    ("ibu ayah ortu istri suami pacar pacarku bos atasan dia",
+     "bilang ngomong jelasin menjelaskan ngobrol meyakinkan"),
+    ("mẹ bố ba vợ chồng sếp", "nói giải thuyết"),  # giải thích, thuyết phục: thích alone is "like"
+))
+_PEOPLE_WORDS = frozenset().union(*(people for people, _ in _PERSON_AND_TELLING))
+_SENTENCE_END = re.compile(r"[.?!。？！](?:(?<=\.)\s+|(?<=[?!])\s*|(?<=[。？！]))")  # as opinion_asks reads them
+_A_QUESTION = re.compile(r"[?？]\s*$|\b(?:không|ko|khong|nhỉ|ya|sih)\s*$")
+LONGEST_TELLING_ASKED = 30  # words
+
+
+def _telling_asked(ask: str) -> str:
+    """"person … verb of telling" of one language in one question of the ask (`_PERSON_AND_TELLING`), or ""."""
+    words = plain_words(ask)
+    if _PEOPLE_WORDS.isdisjoint(words):  # most asks stop here: one set test
+        return ""
+    for sentence in sentences(ask, _SENTENCE_END):
+        words = plain_words(sentence)
+        if not _A_QUESTION.search(sentence.strip()) or len(words) > LONGEST_TELLING_ASKED:
+            continue
+        for people, verbs in _PERSON_AND_TELLING:
+            if not people.isdisjoint(words) and not verbs.isdisjoint(words):
+                return f"{min(verbs & words)} … {min(people & words)}"
+    return ""
+
+
 def personal_ask(ask: str) -> str:
     """The phrase by which a (normalised) ask asks how to feel or how to act toward a person, or ""."""
     if len(ask) > LONGEST_PERSONAL_ASK:
@@ -258,4 +306,4 @@ def personal_ask(ask: str) -> str:
     match = first_match(_PERSONAL_PATTERNS, ask)
     if match is None and holds_cjk(ask):
         match = _CJK_PERSONAL.search(ask)
-    return match.group().strip() if match else ""
+    return match.group().strip() if match else _telling_asked(ask)

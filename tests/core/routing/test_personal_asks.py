@@ -144,3 +144,22 @@ def test_saying_it_tactfully_in_vietnamese_is_a_personal_ask() -> None:
 ])
 def test_talking_to_a_colleague_and_calming_down_in_russian_and_korean(text: str, phrase: str) -> None:
     assert personal_ask(normalize(text)) == phrase
+
+
+@pytest.mark.parametrize(("text", "phrase"), [
+    ("mamie jak to wytłumaczyć, czym się zajmuję?", "wytłumaczyć … mamie"),
+    ("a mi jefa, ¿cómo se lo explico sin que se enoje?", "explico … jefa"),
+    ("à ma mère, comment je lui explique ce que je fais ?", "explique … lui"),
+    ("meinem Chef, wie erkläre ich ihm das am besten?", "erkläre … chef"),
+    ("mẹ mình hỏi mình làm nghề gì, giải thích sao cho mẹ hiểu?", "giải … mẹ"),
+])
+def test_a_person_and_a_verb_of_telling_in_one_question_in_any_order(text: str, phrase: str) -> None:
+    assert personal_ask(normalize(text)) == phrase
+
+
+@pytest.mark.parametrize("text", [
+    "meinem Chef gefällt das Dashboard nicht. Erkläre die Kennzahlen im Bericht.",  # no question: a request
+    "Tailwind hay Bootstrap, mẹ mình thích cái nào hơn?",  # thích is "like", no telling
+])
+def test_a_person_and_telling_outside_a_question_is_no_personal_ask(text: str) -> None:
+    assert personal_ask(normalize(text)) == ""
