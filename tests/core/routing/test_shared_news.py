@@ -134,6 +134,7 @@ def test_an_ask_that_opens_with_a_request_verb_asks_for_work(ask: str, work: boo
     ("트윗 하나 올려줘", True),
     ("이 보고서를 표로 정리해 주세요", True),
     ("로그 좀 같이 봐줄래?", True),
+    ("움직이는 그림 하나 만들어 줄 수 있어?", True),
     ("このCSVをグラフにしてください", True),
     ("毎朝この集計を自動で回してほしい", True),
     ("그냥 네 생각을 알려줘", False),  # "tell me": a question, as "tell me" is in English
