@@ -12,7 +12,9 @@ opinion asks here.
 The same holds in the other languages the router reads, where the opener may stand anywhere in
 the sentence ("was hältst du von Rust?", "o que vc acha do Copilot?", "sence yapay zeka
 programcıların işini elinden alır mı?", "AI 코딩 도구에 대해 어떻게 생각해?", "你觉得低代码有前途吗"),
-and the user's own work is said with the language's my, our, this and I.
+and the user's own work is said with the language's my, our, this and I. Beyond the phrases, a short
+question that addresses the model and holds a verb of opinion of the same language asks its view in
+any word order ("а ты что больше любишь, вим или емакс?").
 
 Pure and deterministic, on the normalised (case-folded) ask.
 """
@@ -279,7 +281,8 @@ _YOU_AND_A_VIEW = tuple((frozenset(you.split()), frozenset(verbs.split())) for y
     ("kamu lo lu anda", "pikir rasa suka pilih prefer"),
     ("bạn ban cậu", "thấy nghĩ thích chọn"),
 ))
-_YOU_AND_A_VIEW_CJK = re.compile(r"(?:너|넌|네가|당신)[^?？]{0,30}(?:생각|좋아|고르|골라)|"
+# (너 with its particle: 너무, "too", starts with the same syllable)
+_YOU_AND_A_VIEW_CJK = re.compile(r"(?:너는|넌|너도|너라면|네가|당신)[^?？]{0,30}(?:생각|좋아|고르|골라)|"
                                  r"(?:あなた|君|きみ)[^?？]{0,30}(?:思|好き|選)|(?:你|您)[^?？]{0,20}(?:觉得|覺得|认为|認為|喜欢|喜歡)")
 _YOU_WORDS = frozenset().union(*(you for you, _ in _YOU_AND_A_VIEW))
 _ASKED = re.compile(r"[?？]\s*$|\b(?:không|ko|khong|chưa|nhỉ|ta)\s*$")

@@ -274,9 +274,9 @@ _PERSON_AND_TELLING = tuple((frozenset(people.split()), frozenset(verbs.split())
      "powiedzieć powiem wytłumaczyć porozmawiać przekonać"),
     ("anneme babama aileme eşime sevgilime patronuma müdürüme ona",
      "söylerim söyleyeyim söylesem anlatayım anlatırım açıklarım konuşayım konuşsam"),
-    ("ibu ayah ortu istri suami pacar pacarku bos atasan dia",
+    ("ibu ayah ortu istri suami pacar pacarku bos atasan",  # not dia: "dia bilang …" is "he said …"
      "bilang ngomong jelasin menjelaskan ngobrol meyakinkan"),
-    ("mẹ bố ba vợ chồng sếp", "nói giải thuyết"),  # giải thích, thuyết phục: thích alone is "like"
+    ("mẹ bố vợ chồng sếp", "nói giải thuyết"),  # not ba (dad, and three); thích alone is "like"
 ))
 _PEOPLE_WORDS = frozenset().union(*(people for people, _ in _PERSON_AND_TELLING))
 _SENTENCE_END = re.compile(r"[.?!。？！](?:(?<=\.)\s+|(?<=[?!])\s*|(?<=[。？！]))")  # as opinion_asks reads them

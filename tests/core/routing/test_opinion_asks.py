@@ -224,6 +224,7 @@ def test_a_person_addressed_and_a_verb_of_opinion_in_one_question_ask_a_view(tex
     "can you think of a name for this function?",  # no question of taste: "think of" is work
     "which do you prefer for our checkout, stripe or paypal?",
     "you prefer tabs, fine, but reformat the file with spaces",  # no question asked
+    "서버가 너무 느린데 뭐가 좋아?",  # 너무 ("too") is no 너 ("you")
 ])
 def test_a_view_asked_of_the_user_s_own_work_or_no_question_is_no_opinion(text: str) -> None:
     assert opinion_ask(normalize(text)) == ""

@@ -160,6 +160,8 @@ def test_a_person_and_a_verb_of_telling_in_one_question_in_any_order(text: str, 
 @pytest.mark.parametrize("text", [
     "meinem Chef gefällt das Dashboard nicht. Erkläre die Kennzahlen im Bericht.",  # no question: a request
     "Tailwind hay Bootstrap, mẹ mình thích cái nào hơn?",  # thích is "like", no telling
+    "dia bilang servernya error terus, gimana cara cek log-nya?",  # "he said": a problem reported
+    "server chết ba lần rồi, nói sao với khách hàng?",  # ba is "three" here
 ])
 def test_a_person_and_telling_outside_a_question_is_no_personal_ask(text: str) -> None:
     assert personal_ask(normalize(text)) == ""
