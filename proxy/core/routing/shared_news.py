@@ -110,7 +110,7 @@ _MODALS = frozenset("can could may might should would shall will".split())
 # The request markers of CJK text that `asks` (request_focus.py) does not already read: what the user
 # wants done, with 想 (want to) before the verb of the work ("想把不符合规则的筛掉", "想用 Python 做") …
 _CJK_WORK_WANTS = (r"想要|希望|麻烦|帮|幫|给我|給我|想(?:把|用|让|讓|做|弄|搞|改|加|换|換|写|寫|查|找|筛|篩|统计|統計)|"
-                   r"たい(?<!知りたい)(?<!聞きたい)|お願い|(?<!教え)[てで](?:ください|下さい|ほしい|欲しい|くれ)|"
+                   r"たい(?<!知りたい)(?<!聞きたい)|お願い|(?<!教え)[てで](?:ください|下さい|ほしい|欲しい)|"
                    r"싶(?<!알고 싶)|부탁|(?<!알려)(?<!알려 )(?:줘|주세요|줄래|줄 수 있|주실|주시|주면)")
 _CJK_WORK_REQUESTS = re.compile(_CJK_WORK_WANTS)
 # … and what it needs ("是否需要", "必要だと思う", "필요하다고 생각" may ask an opinion) or wants to know or ask.

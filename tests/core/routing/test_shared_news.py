@@ -139,6 +139,7 @@ def test_an_ask_that_opens_with_a_request_verb_asks_for_work(ask: str, work: boo
     ("毎朝この集計を自動で回してほしい", True),
     ("그냥 네 생각을 알려줘", False),  # "tell me": a question, as "tell me" is in English
     ("おすすめのキーボードを教えてください", False),
+    ("同僚がやっと直してくれた", False),  # くれた: the colleague did it, nothing is asked
 ])
 def test_an_ask_for_work_opens_a_clause_with_a_request_verb_or_reports_a_problem(ask: str, work: bool) -> None:
     assert asks_for_work(normalize(ask)) is work
