@@ -122,13 +122,14 @@ _TOOL_HOWTO = triggered((
 # A conversion between units of length, weight, volume or temperature, in any language ("1 inch bằng bao
 # nhiêu cm", "how many ounces in a cup", "cuántos km son 10 millas", "1インチは何センチ"): two units and a
 # how-many word (or "to"/"in" between them: "5 ft to cm?"). A fact the model knows, whatever the message
-# is for; units of data (MB, GB) are left out: "how many GB does our index need" asks about a system.
+# is for; units of data (MB, GB) are left out: "how many GB does our index need" asks about a system, and
+# so are unit words that are other words too (English stop and once, mille: a thousand).
 _UNIT_WORDS = (
     r"mm|cm|km|centimet(?:er|re)s?|met(?:er|re)s?|metr(?:ów|ach|y|a|u|ami|om|e)?|kilomet(?:er|re)s?|inch(?:es)?|"
     r"ft|feet|foot|yards?|yd|miles?|grams?|kg|kilos?|kilograms?|lbs?|pounds?|oz|ounces?|ml|lit(?:er|re)s?|"
     r"gallons?|gal|cups?|tbsp|tsp|tablespoons?|teaspoons?|celsius|fahrenheit|pulgadas?|polegadas?|pouces?|zoll|"
-    r"pollic[ei]|дюйм\w*|inç|inci|pieds?|fuß|fuss|pied[ei]|фут\w*|st[oó]p[ay]?|millas?|milhas?|milles?|meilen?|"
-    r"migli[oa]|мил[ья]\w*|libras?|livres?|pfund|libbr[ae]|фунт\w*|funt\w*|унци\w*|onzas?|onças?|onces?|unzen?|"
+    r"pollic[ei]|дюйм\w*|inç|inci|pieds?|fuß|fuss|pied[ei]|фут\w*|stóp|stop[ay]|millas?|milhas?|meilen?|"
+    r"migli[oa]|мил[ья]\w*|libras?|livres?|pfund|libbr[ae]|фунт\w*|funt\w*|унци\w*|onzas?|onças?|onces|unzen?|"
     r"сантиметр\w*|метр\w*|километр\w*|градус\w*|\d+ ?°?[cf]|\d+ ?(?:m|g|l)")
 _UNIT_CJK = (r"센티|센치|미터|인치|피트|마일|파운드|킬로|インチ|センチ|メートル|フィート|マイル|ポンド|キロ|"
              r"英寸|厘米|公分|英尺|英里|磅|公斤|摄氏|華氏|华氏|攝氏")
@@ -149,9 +150,9 @@ mm cm km centimeter centimeters centimetre centimetres meter meters metre metres
 metru metrami metrom kilometer kilometers kilometre kilometres inch inches ft feet foot yard yards yd mile miles
 gram grams kg kilo kilos kilogram kilograms lb lbs pound pounds oz ounce ounces ml liter liters litre litres gallon
 gallons gal cup cups tbsp tsp tablespoon tablespoons teaspoon teaspoons celsius fahrenheit pulgada pulgadas polegada
-polegadas pouce pouces zoll pollice pollici inç inci pied pieds fuß fuss piede piedi stopa stopy stóp stop milla
-millas milha milhas mille milles meile meilen miglio miglia libra libras livre livres pfund libbra libbre onza onzas
-onça onças once onces unze unzen
+polegadas pouce pouces zoll pollice pollici inç inci pied pieds fuß fuss piede piedi stopa stopy stóp milla
+millas milha milhas meile meilen miglio miglia libra libras livre livres pfund libbra libbre onza onzas
+onça onças onces unze unzen
 """.split())
 _UNIT_STEMS = ("дюйм", "фут", "мил", "фунт", "funt", "унци", "сантиметр", "метр", "километр", "градус")
 _UNIT_CJK_RE = re.compile(_UNIT_CJK)

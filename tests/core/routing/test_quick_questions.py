@@ -129,6 +129,7 @@ def test_a_conversion_between_units_is_a_quick_question_in_every_language(text: 
     "how much memory in mb for 5 m rows?",
     "how many metrics in our grafana dashboards",
     "how many rows in the table",
+    "how many times do i stop the pod once a day in cron?",  # stop and once are no units
 ])
 def test_one_unit_or_units_of_data_are_no_conversion(text: str) -> None:
     assert quick_question(normalize(text)) == ""
