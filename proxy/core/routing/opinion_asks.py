@@ -23,8 +23,9 @@ from __future__ import annotations
 
 import re
 
-from proxy.core.routing.tokens import holds_cjk, plain_words, sentences
+from proxy.core.routing.tokens import ASKED_SENTENCE_END, holds_cjk, plain_words, sentences
 from proxy.core.routing.triggered_patterns import PatternTable, first_match, holds_a_trigger, triggered
+from proxy.core.routing.word_pairs import pair_in, word_pairs
 
 LONGEST_OPINION_ASK = 300  # characters; a longer ask carries a task of its own
 
@@ -237,9 +238,6 @@ _CURIOSITY: PatternTable = (
 )
 _FOREIGN_OPINION_PATTERNS = triggered(_FOREIGN_OPINION)
 _CURIOSITY_PATTERNS = triggered(_CURIOSITY)
-# After . and the spaces that follow, after ? ! (and any spaces), after 。？！: one character class first, as
-# request_focus's
-_SENTENCE_END = re.compile(r"[.?!。？！](?:(?<=\.)\s+|(?<=[?!])\s*|(?<=[。？！]))")
 _THEIR_SYSTEM = re.compile(r"\b(?:my|our|this|these)\b")
 # The ask is about the user's own work: then an opinion is a review ("what do you think of our schema?").
 _THEIR_OWN = re.compile(r"\b(?:i|we|us|my|our|this|these|attached|below|here's|heres)\b|[:\n`{]")
@@ -267,7 +265,7 @@ LONGEST_CHOICE_WORDS = 14
 # one question ("bạn thấy cái nào có tương lai hơn?", "а ты что больше любишь, вим или емакс?", "sen
 # hangisini daha çok seviyorsun?", "너는 뭐가 더 좋아?"): a person addressed and a verb of opinion, in
 # the same language. Words only, so the shape holds in word orders no phrase above lists.
-_YOU_AND_A_VIEW = tuple((frozenset(you.split()), frozenset(verbs.split())) for you, verbs in (
+_YOU_AND_A_VIEW = word_pairs((
     ("you u ya", "think reckon prefer believe rate"),
     ("du dir dich", "findest denkst glaubst meinst magst bevorzugst"),
     ("tu toi vous", "penses pensez trouves trouvez préfères préférez crois croyez"),
@@ -284,7 +282,6 @@ _YOU_AND_A_VIEW = tuple((frozenset(you.split()), frozenset(verbs.split())) for y
 # (너 with its particle: 너무, "too", starts with the same syllable)
 _YOU_AND_A_VIEW_CJK = re.compile(r"(?:너는|넌|너도|너라면|네가|당신)[^?？]{0,30}(?:생각|좋아|고르|골라)|"
                                  r"(?:あなた|君|きみ)[^?？]{0,30}(?:思|好き|選)|(?:你|您)[^?？]{0,20}(?:觉得|覺得|认为|認為|喜欢|喜歡)")
-_YOU_WORDS = frozenset().union(*(you for you, _ in _YOU_AND_A_VIEW))
 _ASKED = re.compile(r"[?？]\s*$|\b(?:không|ko|khong|chưa|nhỉ|ta)\s*$")
 LONGEST_VIEW_ASKED = 25  # words
 
@@ -293,9 +290,9 @@ def _view_asked(sentence: str, words: frozenset[str]) -> str:
     """"you … think" asked in one question of one language (`_YOU_AND_A_VIEW`), or ""."""
     if not _ASKED.search(sentence) or len(words) > LONGEST_VIEW_ASKED:
         return ""
-    for you, verbs in _YOU_AND_A_VIEW:
-        if not you.isdisjoint(words) and not verbs.isdisjoint(words):
-            return f"{min(you & words)} … {min(verbs & words)}"
+    found = pair_in(_YOU_AND_A_VIEW, words)
+    if found is not None:
+        return f"{found[0]} … {found[1]}"
     match = _YOU_AND_A_VIEW_CJK.search(sentence)
     return match.group() if match else ""
 
@@ -305,7 +302,7 @@ def opinion_ask(ask: str) -> str:
     if len(ask) > LONGEST_OPINION_ASK:
         return ""
     foreign = holds_a_trigger(_FOREIGN_OPINION_PATTERNS, ask)  # most asks hold none: one set test
-    for sentence in sentences(ask.strip(), _SENTENCE_END):
+    for sentence in sentences(ask.strip(), ASKED_SENTENCE_END):
         match = _OPINION.match(sentence)
         if match is not None and _THEIR_OWN.search(sentence) is None:
             return match.group().strip()
@@ -313,10 +310,9 @@ def opinion_ask(ask: str) -> str:
         if match is not None and _FOREIGN_OWN.search(sentence) is None and _THEIR_OWN.search(sentence) is None:
             return match.group().strip()
         words = plain_words(sentence)
-        if (not _YOU_WORDS.isdisjoint(words) or holds_cjk(sentence)) and _FOREIGN_OWN.search(sentence) is None \
-                and _THEIR_OWN.search(sentence) is None:
+        if not _YOU_AND_A_VIEW.firsts.isdisjoint(words) or holds_cjk(sentence):
             view = _view_asked(sentence.strip(), words)
-            if view:
+            if view and _FOREIGN_OWN.search(sentence) is None and _THEIR_OWN.search(sentence) is None:
                 return view
     memory = first_match(_MODEL_MEMORY, ask)
     if memory is not None:

@@ -27,8 +27,9 @@ from __future__ import annotations
 
 import re
 
-from proxy.core.routing.tokens import holds_cjk, plain_words, sentences
+from proxy.core.routing.tokens import ASKED_SENTENCE_END, holds_cjk, plain_words, sentences
 from proxy.core.routing.triggered_patterns import PatternTable, first_match, triggered
+from proxy.core.routing.word_pairs import pair_in, word_pairs
 
 LONGEST_PERSONAL_ASK = 400  # characters; a longer ask carries a task of its own
 
@@ -255,7 +256,7 @@ _CJK_PERSONAL = re.compile(
 # boss or a colleague, or him and her) and a verb of telling of the same language in one question ("как с
 # ним нормально поговорить?", "jak to powiedzieć szefowi?", "patronuma nasıl söylerim?", "nên nói với sếp
 # thế nào?"). Words only, so the shape holds where no phrase above lists the order.
-_PERSON_AND_TELLING = tuple((frozenset(people.split()), frozenset(verbs.split())) for people, verbs in (
+_PERSON_AND_TELLING = word_pairs((
     ("mom mum dad parents wife husband boyfriend girlfriend partner boss manager colleague coworker roommate him her",
      "tell say talk explain convince confront apologize apologise"),
     ("mutter mama vater papa eltern frau mann freund freundin chef chefin kollege kollegin ihm ihr",
@@ -278,8 +279,6 @@ _PERSON_AND_TELLING = tuple((frozenset(people.split()), frozenset(verbs.split())
      "bilang ngomong jelasin menjelaskan ngobrol meyakinkan"),
     ("mẹ bố vợ chồng sếp", "nói giải thuyết"),  # not ba (dad, and three); thích alone is "like"
 ))
-_PEOPLE_WORDS = frozenset().union(*(people for people, _ in _PERSON_AND_TELLING))
-_SENTENCE_END = re.compile(r"[.?!。？！](?:(?<=\.)\s+|(?<=[?!])\s*|(?<=[。？！]))")  # as opinion_asks reads them
 _A_QUESTION = re.compile(r"[?？]\s*$|\b(?:không|ko|khong|nhỉ|ya|sih)\s*$")
 LONGEST_TELLING_ASKED = 30  # words
 
@@ -287,15 +286,15 @@ LONGEST_TELLING_ASKED = 30  # words
 def _telling_asked(ask: str) -> str:
     """"person … verb of telling" of one language in one question of the ask (`_PERSON_AND_TELLING`), or ""."""
     words = plain_words(ask)
-    if _PEOPLE_WORDS.isdisjoint(words):  # most asks stop here: one set test
+    if _PERSON_AND_TELLING.firsts.isdisjoint(words):  # most asks stop here: one set test
         return ""
-    for sentence in sentences(ask, _SENTENCE_END):
+    for sentence in sentences(ask, ASKED_SENTENCE_END):
         words = plain_words(sentence)
         if not _A_QUESTION.search(sentence.strip()) or len(words) > LONGEST_TELLING_ASKED:
             continue
-        for people, verbs in _PERSON_AND_TELLING:
-            if not people.isdisjoint(words) and not verbs.isdisjoint(words):
-                return f"{min(verbs & words)} … {min(people & words)}"
+        found = pair_in(_PERSON_AND_TELLING, words)
+        if found is not None:
+            return f"{found[1]} … {found[0]}"
     return ""
 
 
